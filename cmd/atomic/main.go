@@ -1,0 +1,264 @@
+// Command atomic is the coding agent. With --mode rpc it serves the
+// JSON-lines protocol on stdin and stdout; with -p it runs one prompt and
+// prints the answer; with --mode json it prints the event stream.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/atomic-go/atomic/host/app"
+	"github.com/atomic-go/atomic/host/config"
+	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/rpc"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	stderr := os.Stderr
+	f, err := parseFlags(args, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "atomic:", err)
+		return 2
+	}
+	if f.help {
+		return 0
+	}
+	if f.version {
+		fmt.Fprintln(os.Stdout, "atomic", version)
+		return 0
+	}
+	mode := f.mode
+	if f.print {
+		mode = app.ModePrint
+	}
+	switch mode {
+	case "":
+		if len(f.messages) == 0 {
+			fmt.Fprintln(stderr, "atomic: nothing to do. Use --mode rpc to serve the protocol, or -p \"message\" to run one prompt (see --help).")
+			return 2
+		}
+		mode = app.ModePrint
+	case "text":
+		mode = app.ModePrint
+	case app.ModeRPC, app.ModeJSON, app.ModePrint:
+	default:
+		fmt.Fprintf(stderr, "atomic: unknown mode %q (use rpc, json or print)\n", mode)
+		return 2
+	}
+
+	logger, closeLog, err := newLogger(f, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "atomic:", err)
+		return 2
+	}
+	defer closeLog()
+	for _, u := range f.unknown {
+		logger.Debug("ignoring unknown flag", "flag", u)
+	}
+
+	// The protocol owns stdout: keep a private descriptor for it and point
+	// descriptor 1 at stderr, so that nothing else (libraries, child
+	// processes) can write into the protocol stream. Likewise stdin is
+	// kept private and children get /dev/null.
+	protoOut, protoIn := os.Stdout, os.Stdin
+	if mode != app.ModePrint {
+		if protoOut, protoIn, err = takeOverStdio(); err != nil {
+			logger.Warn("cannot isolate stdio; continuing with the inherited descriptors", "err", err)
+			protoOut, protoIn = os.Stdout, os.Stdin
+		}
+	}
+	signal.Ignore(syscall.SIGPIPE) // write errors instead of dying silently
+
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "atomic:", err)
+		return 1
+	}
+	overrides := map[string]any{}
+	if f.sessionDir != "" {
+		overrides["sessionDir"] = f.sessionDir
+	}
+	loaded, err := config.Load(config.ResolvePaths(cwd), true, overrides)
+	if err != nil {
+		fmt.Fprintln(stderr, "atomic:", err)
+		return 1
+	}
+	tools := f.activeTools()
+	rt, err := app.New(app.Options{
+		Cwd: cwd, Mode: mode, Settings: loaded,
+		Provider: f.provider, Model: f.model, ThinkingLevel: f.thinking,
+		NoSession: f.noSession, SessionPath: f.session, SessionName: f.name,
+		Tools: tools, NoTools: f.noTools,
+		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: readTextOrFile(f.appendSystem),
+		Log: logger,
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "atomic:", err)
+		return 1
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+
+	switch mode {
+	case app.ModeRPC:
+		return serveRPC(ctx, rt, protoIn, protoOut, logger)
+	default:
+		return runOnce(ctx, rt, mode, f.messages, protoIn, protoOut, stderr)
+	}
+}
+
+func serveRPC(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, logger *slog.Logger) int {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	writeFailed := false
+	srv := rpc.NewServer(rt, out, func(err error) {
+		logger.Error("cannot write to stdout; shutting down", "err", err)
+		writeFailed = true
+		cancel()
+	})
+	if err := srv.Serve(ctx, in); err != nil {
+		logger.Error("reading stdin failed", "err", err)
+	}
+	if writeFailed {
+		return 1
+	}
+	return 0
+}
+
+// runOnce runs one prompt (print and json modes).
+func runOnce(ctx context.Context, rt *app.Runtime, mode string, messages []string, in io.Reader, out io.Writer, stderr io.Writer) int {
+	text := strings.Join(messages, " ")
+	if text == "" {
+		b, err := io.ReadAll(in)
+		if err != nil {
+			fmt.Fprintln(stderr, "atomic:", err)
+			return 1
+		}
+		text = strings.TrimSpace(string(b))
+	}
+	if text == "" {
+		fmt.Fprintln(stderr, "atomic: no prompt given")
+		return 2
+	}
+	var w *rpc.Writer
+	if mode == app.ModeJSON {
+		w = rpc.NewWriter(out, nil)
+		rt.Subscribe(func(ev events.Event) {
+			if b, err := events.Encode(ev); err == nil {
+				w.Send(b)
+			}
+		})
+	}
+	var last *llm.Message
+	rt.Subscribe(func(ev events.Event) {
+		if end, ok := ev.(events.MessageEnd); ok && end.Message.Role == llm.RoleAssistant {
+			m := end.Message
+			last = &m
+		}
+	})
+	start, err := rt.Prompt(app.PromptInput{Text: text})
+	if err != nil {
+		fmt.Fprintln(stderr, "atomic:", err)
+		return 1
+	}
+	if start != nil {
+		start()
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = rt.WaitIdle(context.Background())
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		rt.Close()
+		<-done
+	}
+	rt.Close()
+	if w != nil {
+		_ = w.Close()
+	}
+	if last != nil && (last.StopReason == llm.StopError || last.StopReason == llm.StopAborted) {
+		fmt.Fprintln(stderr, "atomic:", last.ErrorMessage)
+		return 1
+	}
+	if mode == app.ModePrint {
+		if text, ok := rt.LastAssistantText(); ok {
+			fmt.Fprintln(out, text)
+		}
+	}
+	return 0
+}
+
+func newLogger(f *cliFlags, stderr io.Writer) (*slog.Logger, func(), error) {
+	levelName := f.logLevel
+	if levelName == "" {
+		levelName = os.Getenv("ATOMIC_LOG_LEVEL")
+	}
+	level := slog.LevelWarn
+	if levelName != "" {
+		if err := level.UnmarshalText([]byte(levelName)); err != nil {
+			return nil, nil, fmt.Errorf("invalid log level %q", levelName)
+		}
+	}
+	var w io.Writer = stderr
+	closer := func() {}
+	if f.logFile != "" {
+		lf, err := os.OpenFile(f.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, err
+		}
+		w = lf
+		closer = func() { lf.Close() }
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closer, nil
+}
+
+// takeOverStdio moves the protocol streams to private close-on-exec
+// descriptors and points descriptors 0 and 1 at /dev/null and stderr.
+func takeOverStdio() (out *os.File, in *os.File, err error) {
+	outFD, err := dupCloexec(1)
+	if err != nil {
+		return nil, nil, err
+	}
+	inFD, err := dupCloexec(0)
+	if err != nil {
+		syscall.Close(outFD)
+		return nil, nil, err
+	}
+	if err := syscall.Dup2(2, 1); err != nil {
+		syscall.Close(outFD)
+		syscall.Close(inFD)
+		return nil, nil, err
+	}
+	if devnull, err := os.Open(os.DevNull); err == nil {
+		_ = syscall.Dup2(int(devnull.Fd()), 0)
+		devnull.Close()
+	}
+	return os.NewFile(uintptr(outFD), "protocol-out"), os.NewFile(uintptr(inFD), "protocol-in"), nil
+}
+
+func dupCloexec(fd int) (int, error) {
+	nfd, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 3)
+	if errno != 0 {
+		return -1, errors.New(errno.Error())
+	}
+	return int(nfd), nil
+}

@@ -1,0 +1,320 @@
+// Package agent is the turn loop: build the context, stream one assistant
+// response, run its tool calls, feed the results back, and repeat until the
+// model stops; steering messages are injected between turns and follow-up
+// messages start further turns when the model would stop. Cancellation is a
+// context.Context: cancelling it aborts the stream and every running tool.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/tools"
+)
+
+// ToolDecision is what a tool_call hook decides.
+type ToolDecision struct {
+	Block  bool
+	Reason string
+}
+
+// Config is everything one run needs. The functions are optional.
+type Config struct {
+	Model         llm.Model
+	Provider      llm.Provider
+	APIKey        string
+	Headers       map[string]string
+	SystemPrompt  string
+	ThinkingLevel string
+	SessionID     string
+	Tools         *tools.Registry
+	Cwd           string
+	Env           []string
+
+	// Emit receives every event of the run, synchronously and in order.
+	Emit events.Sink
+
+	// TransformContext may replace the agent messages for one provider
+	// call (the context hook); the change is never persisted.
+	TransformContext func(ctx context.Context, msgs []llm.Message) []llm.Message
+	// Steering returns (and dequeues) steering messages to inject before
+	// the next provider call.
+	Steering func() []llm.Message
+	// FollowUp returns (and dequeues) follow-up messages to process when
+	// the model would otherwise stop.
+	FollowUp func() []llm.Message
+	// BeforeToolCall may block a validated tool call; args may be changed
+	// in place. An error blocks the call with the error's text.
+	BeforeToolCall func(ctx context.Context, call llm.ContentBlock, args map[string]any) (ToolDecision, error)
+	// AfterToolCall may patch a tool's result.
+	AfterToolCall func(ctx context.Context, call llm.ContentBlock, args map[string]any, res llm.ToolResult, isError bool) (llm.ToolResult, bool)
+	// Stream, when set, replaces the direct provider call (used to wrap
+	// retries); it must behave like Provider.Stream.
+	Stream func(ctx context.Context, req *llm.Request, b *llm.Builder) error
+}
+
+func (c *Config) emit(ev events.Event) {
+	if c.Emit != nil {
+		c.Emit(ev)
+	}
+}
+
+// Run processes prompts on top of history until the model stops and no
+// queued message remains. It returns the messages the run created. It
+// always emits agent_start first and agent_end last.
+func Run(ctx context.Context, cfg *Config, history []llm.Message, prompts []llm.Message) []llm.Message {
+	r := &run{cfg: cfg, context: append([]llm.Message(nil), history...)}
+	cfg.emit(events.AgentStart{})
+	r.loop(ctx, prompts)
+	cfg.emit(events.AgentEnd{Messages: r.created})
+	return r.created
+}
+
+type run struct {
+	cfg     *Config
+	context []llm.Message
+	created []llm.Message
+}
+
+func (r *run) add(m llm.Message) {
+	r.context = append(r.context, m)
+	r.created = append(r.created, m)
+}
+
+// deliver emits start/end events for a non-streamed message and records it.
+func (r *run) deliver(m llm.Message) {
+	r.cfg.emit(events.MessageStart{Message: m})
+	r.cfg.emit(events.MessageEnd{Message: m})
+	r.add(m)
+}
+
+func (r *run) loop(ctx context.Context, pending []llm.Message) {
+	for {
+		moreTools := true
+		for moreTools || len(pending) > 0 {
+			r.cfg.emit(events.TurnStart{})
+			for _, m := range pending {
+				r.deliver(m)
+			}
+			pending = nil
+
+			assistant := r.stream(ctx)
+			if assistant.StopReason == llm.StopError || assistant.StopReason == llm.StopAborted {
+				r.cfg.emit(events.TurnEnd{Message: assistant, ToolResults: []llm.Message{}})
+				return
+			}
+			calls := assistant.ToolCalls()
+			moreTools = len(calls) > 0
+			results := []llm.Message{}
+			if moreTools {
+				results = r.runTools(ctx, &assistant, calls)
+			}
+			r.cfg.emit(events.TurnEnd{Message: assistant, ToolResults: results})
+			if ctx.Err() != nil {
+				return
+			}
+			if r.cfg.Steering != nil {
+				pending = r.cfg.Steering()
+			}
+		}
+		if r.cfg.FollowUp != nil {
+			pending = r.cfg.FollowUp()
+		}
+		if len(pending) == 0 {
+			return
+		}
+	}
+}
+
+// stream makes one provider call and returns the final assistant message.
+func (r *run) stream(ctx context.Context) llm.Message {
+	cfg := r.cfg
+	msgs := r.context
+	if cfg.TransformContext != nil {
+		msgs = cfg.TransformContext(ctx, msgs)
+	}
+	level := cfg.ThinkingLevel
+	if !cfg.Model.Reasoning {
+		level = llm.ThinkingOff
+	}
+	req := &llm.Request{
+		Model: cfg.Model, SystemPrompt: cfg.SystemPrompt, Messages: llm.ToProviderMessages(msgs),
+		ThinkingLevel: level, APIKey: cfg.APIKey, Headers: cfg.Headers, SessionID: cfg.SessionID,
+	}
+	if cfg.Tools != nil {
+		req.Tools = cfg.Tools.Specs()
+	}
+	b := llm.NewBuilder(cfg.Model, func(ev llm.AssistantEvent, usage llm.Usage) {
+		cfg.emit(events.MessageUpdate{Usage: usage, Event: ev})
+	})
+	cfg.emit(events.MessageStart{Message: b.Snapshot()})
+	var err error
+	switch {
+	case ctx.Err() != nil:
+		err = ctx.Err()
+	case cfg.Stream != nil:
+		err = cfg.Stream(ctx, req, b)
+	case cfg.Provider != nil:
+		err = safeStream(ctx, cfg.Provider, req, b)
+	default:
+		err = fmt.Errorf("no model selected")
+	}
+	msg := b.Finish(ctx, err)
+	cfg.emit(events.MessageEnd{Message: msg})
+	r.add(msg)
+	return msg
+}
+
+// safeStream turns a provider panic into an error.
+func safeStream(ctx context.Context, p llm.Provider, req *llm.Request, b *llm.Builder) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("provider failed: %v", v)
+		}
+	}()
+	return p.Stream(ctx, req, b)
+}
+
+type toolRun struct {
+	call    llm.ContentBlock
+	args    map[string]any
+	tool    tools.Tool
+	result  llm.ToolResult
+	isError bool
+	done    bool // preflight already produced the result
+}
+
+// runTools runs the assistant's tool calls: starts and checks in source
+// order, executes the runnable ones concurrently, reports each end as it
+// completes, then records the result messages in source order.
+func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.ContentBlock) []llm.Message {
+	cfg := r.cfg
+	runs := make([]*toolRun, len(calls))
+	for i, c := range calls {
+		args := c.Arguments
+		if args == nil {
+			args = map[string]any{}
+		}
+		tr := &toolRun{call: c, args: args}
+		runs[i] = tr
+		cfg.emit(events.ToolExecutionStart{ToolCallID: c.ID, ToolName: c.Name, Args: args})
+		if assistant.StopReason == llm.StopLength {
+			tr.fail("Tool call was not executed: the response hit the output length limit before it was complete.")
+			continue
+		}
+		if ctx.Err() != nil {
+			tr.fail("Operation aborted")
+			continue
+		}
+		var t tools.Tool
+		var ok bool
+		if cfg.Tools != nil {
+			t, ok = cfg.Tools.Get(c.Name)
+			if ok && !cfg.Tools.IsActive(c.Name) {
+				ok = false
+			}
+		}
+		if !ok {
+			tr.fail(fmt.Sprintf("Tool %s not found", c.Name))
+			continue
+		}
+		tr.tool = t
+		if err := cfg.Tools.Validate(t, args); err != nil {
+			tr.fail(err.Error())
+			continue
+		}
+		if cfg.BeforeToolCall != nil {
+			d, err := cfg.BeforeToolCall(ctx, c, args)
+			if err != nil {
+				tr.fail(err.Error())
+				continue
+			}
+			if d.Block {
+				reason := d.Reason
+				if reason == "" {
+					reason = "Tool execution was blocked"
+				}
+				tr.fail(reason)
+				continue
+			}
+		}
+	}
+
+	var mu sync.Mutex // serialises end events from concurrent tools
+	finish := func(tr *toolRun) {
+		if cfg.AfterToolCall != nil {
+			tr.result, tr.isError = cfg.AfterToolCall(ctx, tr.call, tr.args, tr.result, tr.isError)
+		}
+		mu.Lock()
+		cfg.emit(events.ToolExecutionEnd{ToolCallID: tr.call.ID, ToolName: tr.call.Name, Result: tr.result, IsError: tr.isError})
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for _, tr := range runs {
+		if tr.done {
+			finish(tr)
+			continue
+		}
+		wg.Add(1)
+		go func(tr *toolRun) {
+			defer wg.Done()
+			tr.execute(ctx, cfg, &mu)
+			finish(tr)
+		}(tr)
+	}
+	wg.Wait()
+
+	results := make([]llm.Message, 0, len(runs))
+	for _, tr := range runs {
+		content := tr.result.Content
+		if content == nil {
+			content = []llm.ContentBlock{}
+		}
+		m := llm.Message{
+			Role: llm.RoleToolResult, ToolCallID: tr.call.ID, ToolName: tr.call.Name,
+			Content: llm.Content{Blocks: content}, Details: tr.result.Details, IsError: tr.isError,
+			Timestamp: llm.Now(),
+		}
+		r.deliver(m)
+		results = append(results, m)
+	}
+	return results
+}
+
+func (tr *toolRun) fail(text string) {
+	tr.result = llm.TextResult(text)
+	tr.isError = true
+	tr.done = true
+}
+
+func (tr *toolRun) execute(ctx context.Context, cfg *Config, mu *sync.Mutex) {
+	defer func() {
+		if v := recover(); v != nil {
+			tr.result = llm.TextResult(fmt.Sprintf("Tool %s failed: %v", tr.call.Name, v))
+			tr.isError = true
+		}
+	}()
+	call := tools.Call{
+		ID: tr.call.ID, Args: tr.args, Cwd: cfg.Cwd, Env: cfg.Env,
+		OnUpdate: func(partial llm.ToolResult) {
+			mu.Lock()
+			defer mu.Unlock()
+			cfg.emit(events.ToolExecutionUpdate{ToolCallID: tr.call.ID, ToolName: tr.call.Name, Args: tr.args, PartialResult: partial})
+		},
+	}
+	res, err := tr.tool.Execute(ctx, call)
+	if err != nil {
+		tr.isError = true
+		tr.result = llm.TextResult(err.Error())
+		var ewr *tools.ErrorWithResult
+		if errors.As(err, &ewr) {
+			tr.result.Details = ewr.Result.Details
+		}
+		return
+	}
+	tr.result = res
+}

@@ -1,0 +1,301 @@
+// Package app is the composition root and the session runtime: it builds the
+// model catalog, tools and session store from the configuration, and owns
+// the state of the running session (model, thinking level, queues, the run
+// in flight) behind the methods the front ends call.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/atomic-go/atomic/host/config"
+	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/llm/faux"
+	"github.com/atomic-go/atomic/host/resources"
+	"github.com/atomic-go/atomic/host/session"
+	"github.com/atomic-go/atomic/host/tools"
+)
+
+// Modes the runtime can serve.
+const (
+	ModeRPC   = "rpc"
+	ModeJSON  = "json"
+	ModePrint = "print"
+)
+
+// Options configure a runtime. Zero values mean defaults.
+type Options struct {
+	Cwd      string
+	Mode     string
+	Settings *config.Loaded
+
+	Provider      string // --provider
+	Model         string // --model
+	ThinkingLevel string // --thinking
+
+	NoSession   bool
+	SessionPath string
+	SessionName string
+
+	Tools   []string // --tools; nil means the defaults
+	NoTools bool
+
+	SystemPrompt       string
+	AppendSystemPrompt string
+
+	Log *slog.Logger
+}
+
+// Runtime is the running agent session.
+type Runtime struct {
+	opts     Options
+	settings config.Settings
+	paths    config.Paths
+	log      *slog.Logger
+	catalog  *llm.Catalog
+	tools    *tools.Registry
+
+	baseCtx    context.Context
+	cancelBase context.CancelFunc
+
+	lmu       sync.RWMutex
+	listeners map[int]events.Sink
+	nextLID   int
+
+	mu           sync.Mutex
+	sess         *session.Session
+	model        *llm.Model
+	thinking     string
+	messages     []llm.Message
+	steering     []queued
+	followUp     []queued
+	steeringMode string
+	followUpMode string
+	autoCompact  bool
+	autoRetry    bool
+	run          *activeRun
+	closing      bool
+}
+
+type activeRun struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// New builds a runtime from options.
+func New(opts Options) (*Runtime, error) {
+	if opts.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		opts.Cwd = wd
+	}
+	if opts.Mode == "" {
+		opts.Mode = ModeRPC
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Settings == nil {
+		loaded, err := config.Load(config.ResolvePaths(opts.Cwd), true, nil)
+		if err != nil {
+			return nil, err
+		}
+		opts.Settings = loaded
+	}
+	for _, d := range opts.Settings.Diagnostics {
+		opts.Log.Warn("settings problem", "path", d.Path, "problem", d.Message)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rt := &Runtime{
+		opts: opts, settings: opts.Settings.Settings, paths: opts.Settings.Paths, log: opts.Log,
+		baseCtx: ctx, cancelBase: cancel, listeners: map[int]events.Sink{},
+	}
+	rt.steeringMode = queueMode(rt.settings.SteeringMode)
+	rt.followUpMode = queueMode(rt.settings.FollowUpMode)
+	rt.autoCompact = rt.settings.Compaction.Enabled
+	rt.autoRetry = rt.settings.Retry.Enabled
+
+	rt.catalog = llm.NewCatalog()
+	rt.catalog.RegisterAPI(faux.API, faux.New())
+	rt.catalog.AddModels(faux.Models()...)
+	rt.catalog.Credential = func(provider string) (string, bool) {
+		return "", provider == faux.ProviderID
+	}
+
+	active := tools.DefaultActive
+	if len(rt.settings.DefaultTools) > 0 {
+		active = rt.settings.DefaultTools
+	}
+	if opts.Tools != nil {
+		active = opts.Tools
+	}
+	if opts.NoTools {
+		active = nil
+	}
+	rt.tools = tools.NewRegistryWithBuiltins(active)
+
+	rt.sess = session.NewInMemory(opts.Cwd)
+	if err := rt.selectInitialModel(); err != nil {
+		return nil, err
+	}
+	if opts.SessionName != "" {
+		name := opts.SessionName
+		rt.sess.Append(session.Entry{Type: session.TypeSessionInfo, Name: &name})
+	}
+	return rt, nil
+}
+
+func queueMode(s string) string {
+	if s == "all" {
+		return "all"
+	}
+	return "one-at-a-time"
+}
+
+// selectInitialModel picks the model: flags, then settings, then the first
+// available model, then faux.
+func (rt *Runtime) selectInitialModel() error {
+	provider, id := rt.opts.Provider, rt.opts.Model
+	if provider == "" && id == "" {
+		provider, id = rt.settings.DefaultProvider, rt.settings.DefaultModel
+	}
+	level := rt.settings.DefaultThinkingLevel
+	if rt.opts.ThinkingLevel != "" {
+		level = rt.opts.ThinkingLevel
+	}
+	if m, lvl, ok := rt.resolveModel(provider, id); ok {
+		rt.model = &m
+		if lvl != "" {
+			level = lvl
+		}
+	} else if rt.opts.Provider != "" || rt.opts.Model != "" {
+		return fmt.Errorf("model not found: %s", joinModel(provider, id))
+	} else if avail := rt.catalog.Available(); len(avail) > 0 {
+		m := avail[0]
+		rt.model = &m
+	}
+	if !llm.IsThinkingLevel(level) {
+		level = llm.ThinkingMedium
+	}
+	rt.thinking = llm.ClampThinkingLevel(rt.model, level)
+	return nil
+}
+
+func joinModel(provider, id string) string {
+	if provider == "" {
+		return id
+	}
+	return provider + "/" + id
+}
+
+// resolveModel finds a model from a provider and a pattern that may be
+// "provider/id" or "id:thinking".
+func (rt *Runtime) resolveModel(provider, id string) (llm.Model, string, bool) {
+	if id == "" && provider == "" {
+		return llm.Model{}, "", false
+	}
+	level := ""
+	if i := lastColon(id); i >= 0 && llm.IsThinkingLevel(id[i+1:]) {
+		id, level = id[:i], id[i+1:]
+	}
+	if provider == "" {
+		for i := 0; i < len(id); i++ {
+			if id[i] == '/' {
+				if m, ok := rt.catalog.Find(id[:i], id[i+1:]); ok {
+					return m, level, true
+				}
+				break
+			}
+		}
+		for _, m := range rt.catalog.Available() {
+			if m.ID == id {
+				return m, level, true
+			}
+		}
+		return llm.Model{}, "", false
+	}
+	if id == "" {
+		for _, m := range rt.catalog.Available() {
+			if m.Provider == provider {
+				return m, level, true
+			}
+		}
+		return llm.Model{}, "", false
+	}
+	m, ok := rt.catalog.Find(provider, id)
+	return m, level, ok
+}
+
+func lastColon(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == ':' {
+			return i
+		}
+	}
+	return -1
+}
+
+// Subscribe adds an event listener and returns a function that removes it.
+// Listeners are called synchronously from the emitting goroutine and must
+// not block for long.
+func (rt *Runtime) Subscribe(fn events.Sink) func() {
+	rt.lmu.Lock()
+	id := rt.nextLID
+	rt.nextLID++
+	rt.listeners[id] = fn
+	rt.lmu.Unlock()
+	return func() {
+		rt.lmu.Lock()
+		delete(rt.listeners, id)
+		rt.lmu.Unlock()
+	}
+}
+
+// Emit sends an event to every listener.
+func (rt *Runtime) Emit(ev events.Event) {
+	rt.lmu.RLock()
+	defer rt.lmu.RUnlock()
+	for _, fn := range rt.listeners {
+		fn(ev)
+	}
+}
+
+// Mode returns the mode the runtime serves.
+func (rt *Runtime) Mode() string { return rt.opts.Mode }
+
+// Cwd returns the working directory.
+func (rt *Runtime) Cwd() string { return rt.opts.Cwd }
+
+// Log returns the runtime's logger (stderr or a log file).
+func (rt *Runtime) Log() *slog.Logger { return rt.log }
+
+// ErrClosing is returned for prompts that arrive while the runtime shuts
+// down.
+var ErrClosing = errors.New("The agent is shutting down")
+
+// Close rejects new runs, aborts work in flight and waits for it to stop.
+// It may be called more than once.
+func (rt *Runtime) Close() {
+	rt.mu.Lock()
+	rt.closing = true
+	rt.mu.Unlock()
+	rt.Abort()
+	rt.cancelBase()
+}
+
+// systemPrompt builds the system prompt for the current tools.
+func (rt *Runtime) systemPrompt() string {
+	return resources.BuildSystemPrompt(resources.SystemPromptInput{
+		Tools: rt.tools.Active(), Cwd: rt.opts.Cwd,
+		Custom: rt.opts.SystemPrompt, Append: rt.opts.AppendSystemPrompt,
+	})
+}

@@ -1,0 +1,322 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/atomic-go/atomic/host/agent"
+	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/llm"
+)
+
+// Streaming behaviours of a prompt sent while the agent runs.
+const (
+	BehaviorSteer    = "steer"
+	BehaviorFollowUp = "followUp"
+)
+
+// ErrBusy is returned by Prompt while the agent runs and no streaming
+// behaviour was given.
+var ErrBusy = errors.New("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.")
+
+// PromptInput is a user prompt.
+type PromptInput struct {
+	Text              string
+	Images            []llm.ContentBlock
+	StreamingBehavior string
+}
+
+type queued struct {
+	text string
+	msg  llm.Message
+}
+
+func userMessage(text string, images []llm.ContentBlock) llm.Message {
+	blocks := []llm.ContentBlock{llm.Text(text)}
+	blocks = append(blocks, images...)
+	return llm.Message{Role: llm.RoleUser, Content: llm.Content{Blocks: blocks}, Timestamp: llm.Now()}
+}
+
+// Prompt accepts a prompt. It returns a start function (nil when the prompt
+// was queued or handled) that begins the run; the caller acknowledges the
+// prompt first and then calls start, so that the acknowledgement precedes
+// the run's events.
+func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
+	text := rt.expandInput(in.Text)
+	rt.mu.Lock()
+	if rt.closing {
+		rt.mu.Unlock()
+		return nil, ErrClosing
+	}
+	if rt.run != nil {
+		rt.mu.Unlock()
+		switch in.StreamingBehavior {
+		case BehaviorSteer:
+			rt.enqueue(true, text, in.Images)
+			return nil, nil
+		case BehaviorFollowUp:
+			rt.enqueue(false, text, in.Images)
+			return nil, nil
+		case "":
+			return nil, ErrBusy
+		default:
+			return nil, fmt.Errorf("invalid streamingBehavior %q: use \"steer\" or \"followUp\"", in.StreamingBehavior)
+		}
+	}
+	if rt.model == nil {
+		rt.mu.Unlock()
+		return nil, errors.New("No model selected.\n\nSet defaultProvider and defaultModel in settings, or pass --provider and --model.")
+	}
+	if _, ok := rt.catalog.Credential(rt.model.Provider); !ok {
+		p := rt.model.Provider
+		rt.mu.Unlock()
+		return nil, fmt.Errorf("No API key found for %s.\n\nSet the provider's API key environment variable or add it to auth.json or models.json.", p)
+	}
+	if len(in.Images) > 0 && !rt.model.SupportsImages() {
+		rt.log.Warn("model does not accept images; sending them anyway", "model", rt.model.ID)
+	}
+	run := rt.beginRunLocked()
+	rt.mu.Unlock()
+	prompt := userMessage(text, in.Images)
+	return func() { go rt.execute(run, []llm.Message{prompt}) }, nil
+}
+
+// expandInput applies prompt expansion (skills and templates).
+func (rt *Runtime) expandInput(text string) string { return text }
+
+// Steer queues a steering message.
+func (rt *Runtime) Steer(text string, images []llm.ContentBlock) error {
+	rt.enqueue(true, rt.expandInput(text), images)
+	return nil
+}
+
+// FollowUp queues a follow-up message.
+func (rt *Runtime) FollowUp(text string, images []llm.ContentBlock) error {
+	rt.enqueue(false, rt.expandInput(text), images)
+	return nil
+}
+
+func (rt *Runtime) enqueue(steer bool, text string, images []llm.ContentBlock) {
+	rt.mu.Lock()
+	q := queued{text: text, msg: userMessage(text, images)}
+	if steer {
+		rt.steering = append(rt.steering, q)
+	} else {
+		rt.followUp = append(rt.followUp, q)
+	}
+	ev := rt.queueEventLocked()
+	rt.mu.Unlock()
+	rt.Emit(ev)
+}
+
+func (rt *Runtime) queueEventLocked() events.QueueUpdate {
+	ev := events.QueueUpdate{Steering: []string{}, FollowUp: []string{}}
+	for _, q := range rt.steering {
+		ev.Steering = append(ev.Steering, q.text)
+	}
+	for _, q := range rt.followUp {
+		ev.FollowUp = append(ev.FollowUp, q.text)
+	}
+	return ev
+}
+
+// dequeue takes queued messages according to the mode.
+func (rt *Runtime) dequeue(steer bool) []llm.Message {
+	rt.mu.Lock()
+	q, mode := &rt.followUp, rt.followUpMode
+	if steer {
+		q, mode = &rt.steering, rt.steeringMode
+	}
+	if len(*q) == 0 {
+		rt.mu.Unlock()
+		return nil
+	}
+	n := 1
+	if mode == "all" {
+		n = len(*q)
+	}
+	taken := (*q)[:n]
+	*q = append([]queued(nil), (*q)[n:]...)
+	ev := rt.queueEventLocked()
+	rt.mu.Unlock()
+	rt.Emit(ev)
+	out := make([]llm.Message, len(taken))
+	for i, t := range taken {
+		out[i] = t.msg
+		out[i].Timestamp = llm.Now()
+	}
+	return out
+}
+
+// ClearQueue removes every queued message and returns their texts.
+func (rt *Runtime) ClearQueue() (steering, followUp []string) {
+	rt.mu.Lock()
+	ev := rt.queueEventLocked()
+	changed := len(rt.steering)+len(rt.followUp) > 0
+	rt.steering, rt.followUp = nil, nil
+	rt.mu.Unlock()
+	if changed {
+		rt.Emit(events.QueueUpdate{Steering: []string{}, FollowUp: []string{}})
+	}
+	return ev.Steering, ev.FollowUp
+}
+
+// SetSteeringMode sets how steering messages are delivered.
+func (rt *Runtime) SetSteeringMode(mode string) error {
+	if mode != "all" && mode != "one-at-a-time" {
+		return fmt.Errorf("invalid steering mode %q: use \"all\" or \"one-at-a-time\"", mode)
+	}
+	rt.mu.Lock()
+	rt.steeringMode = mode
+	rt.mu.Unlock()
+	return nil
+}
+
+// SetFollowUpMode sets how follow-up messages are delivered.
+func (rt *Runtime) SetFollowUpMode(mode string) error {
+	if mode != "all" && mode != "one-at-a-time" {
+		return fmt.Errorf("invalid follow-up mode %q: use \"all\" or \"one-at-a-time\"", mode)
+	}
+	rt.mu.Lock()
+	rt.followUpMode = mode
+	rt.mu.Unlock()
+	return nil
+}
+
+func (rt *Runtime) beginRunLocked() *activeRun {
+	ctx, cancel := context.WithCancel(rt.baseCtx)
+	run := &activeRun{cancel: cancel, done: make(chan struct{})}
+	run.ctx = ctx
+	rt.run = run
+	return run
+}
+
+// execute runs the agent for prompts and clears the run when done.
+func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
+	defer func() {
+		rt.mu.Lock()
+		if rt.run == run {
+			rt.run = nil
+		}
+		rt.mu.Unlock()
+		run.cancel()
+		close(run.done)
+		rt.Emit(events.AgentSettled{})
+	}()
+	cfg := rt.agentConfig()
+	rt.mu.Lock()
+	history := append([]llm.Message(nil), rt.messages...)
+	rt.mu.Unlock()
+	agent.Run(run.ctx, cfg, history, prompts)
+}
+
+func (rt *Runtime) agentConfig() *agent.Config {
+	rt.mu.Lock()
+	model := *rt.model
+	level := rt.thinking
+	sess := rt.sess
+	rt.mu.Unlock()
+	provider, err := rt.catalog.ProviderFor(model)
+	key, _ := rt.catalog.Credential(model.Provider)
+	cfg := &agent.Config{
+		Model: model, Provider: provider, APIKey: key, Headers: model.Headers,
+		SystemPrompt: rt.systemPrompt(), ThinkingLevel: level, SessionID: sess.ID(),
+		Tools: rt.tools, Cwd: rt.opts.Cwd, Env: rt.toolEnv(),
+		Emit:     rt.agentEvent,
+		Steering: func() []llm.Message { return rt.dequeue(true) },
+		FollowUp: func() []llm.Message { return rt.dequeue(false) },
+	}
+	if err != nil {
+		cfg.Stream = func(context.Context, *llm.Request, *llm.Builder) error { return err }
+	}
+	return cfg
+}
+
+// toolEnv is the environment the session's commands see.
+func (rt *Runtime) toolEnv() []string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	env := []string{"ATOMIC_SESSION_ID=" + rt.sess.ID(), "AI_AGENT=atomic"}
+	if rt.model != nil {
+		env = append(env, "ATOMIC_PROVIDER="+rt.model.Provider, "ATOMIC_MODEL="+rt.model.ID)
+	}
+	env = append(env, "ATOMIC_REASONING_LEVEL="+rt.thinking)
+	return env
+}
+
+// agentEvent records finished messages in the session and forwards every
+// event to the listeners.
+func (rt *Runtime) agentEvent(ev events.Event) {
+	rt.Emit(ev)
+	if end, ok := ev.(events.MessageEnd); ok {
+		rt.mu.Lock()
+		rt.messages = append(rt.messages, end.Message)
+		sess := rt.sess
+		rt.mu.Unlock()
+		sess.AppendMessage(end.Message)
+	}
+}
+
+// Abort cancels the run in flight and waits until it has stopped.
+func (rt *Runtime) Abort() {
+	rt.mu.Lock()
+	run := rt.run
+	rt.mu.Unlock()
+	if run == nil {
+		return
+	}
+	run.cancel()
+	<-run.done
+}
+
+// WaitIdle blocks until no run is in flight or ctx ends.
+func (rt *Runtime) WaitIdle(ctx context.Context) error {
+	for {
+		rt.mu.Lock()
+		run := rt.run
+		rt.mu.Unlock()
+		if run == nil {
+			return nil
+		}
+		select {
+		case <-run.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// IsStreaming reports whether a run is in flight.
+func (rt *Runtime) IsStreaming() bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.run != nil
+}
+
+// LastAssistantText returns the trimmed text of the latest assistant
+// message that has text, and false when there is none.
+func (rt *Runtime) LastAssistantText() (string, bool) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for i := len(rt.messages) - 1; i >= 0; i-- {
+		m := &rt.messages[i]
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		text := strings.TrimSpace(m.Content.JoinText(""))
+		if text == "" && m.StopReason == llm.StopAborted {
+			continue
+		}
+		return text, true
+	}
+	return "", false
+}
+
+// Messages returns the conversation's messages (the current context).
+func (rt *Runtime) Messages() []llm.Message {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return append([]llm.Message(nil), rt.messages...)
+}

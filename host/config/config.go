@@ -1,0 +1,279 @@
+// Package config loads the layered settings: built-in defaults, then the
+// user's ~/.atomic/agent/settings.json, then the project's
+// ./.atomic/settings.json, then environment variables, then command-line
+// flags. It is the only user of viper. Writes go through Update, which edits
+// the JSON file in place and keeps every key the program does not know.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/viper"
+)
+
+// RetrySettings configures automatic retry of transient provider errors.
+type RetrySettings struct {
+	Enabled     bool `mapstructure:"enabled"`
+	MaxRetries  int  `mapstructure:"maxRetries"`
+	BaseDelayMs int  `mapstructure:"baseDelayMs"`
+	MaxDelayMs  int  `mapstructure:"maxDelayMs"`
+}
+
+// CompactionSettings configures context compaction.
+type CompactionSettings struct {
+	Enabled          bool    `mapstructure:"enabled"`
+	ReserveTokens    int     `mapstructure:"reserveTokens"`
+	CompressionRatio float64 `mapstructure:"compression_ratio"`
+	PreserveRecent   int     `mapstructure:"preserve_recent"`
+	Query            string  `mapstructure:"query"`
+}
+
+// Settings is the effective configuration.
+type Settings struct {
+	DefaultProvider      string             `mapstructure:"defaultProvider"`
+	DefaultModel         string             `mapstructure:"defaultModel"`
+	DefaultThinkingLevel string             `mapstructure:"defaultThinkingLevel"`
+	SteeringMode         string             `mapstructure:"steeringMode"`
+	FollowUpMode         string             `mapstructure:"followUpMode"`
+	Retry                RetrySettings      `mapstructure:"retry"`
+	Compaction           CompactionSettings `mapstructure:"compaction"`
+	ShellPath            string             `mapstructure:"shellPath"`
+	ShellCommandPrefix   string             `mapstructure:"shellCommandPrefix"`
+	SessionDir           string             `mapstructure:"sessionDir"`
+	DefaultTools         []string           `mapstructure:"defaultTools"`
+	Extensions           []string           `mapstructure:"extensions"`
+	Skills               []string           `mapstructure:"skills"`
+	Prompts              []string           `mapstructure:"prompts"`
+	EnableSkillCommands  bool               `mapstructure:"enableSkillCommands"`
+	EnabledModels        []string           `mapstructure:"enabledModels"`
+	DefaultProjectTrust  string             `mapstructure:"defaultProjectTrust"`
+}
+
+// Paths tells where the configuration lives.
+type Paths struct {
+	AgentDir   string // ~/.atomic/agent or $ATOMIC_CODING_AGENT_DIR
+	ProjectDir string // <cwd>/.atomic
+	Cwd        string
+}
+
+// GlobalSettingsFile is the user's settings file.
+func (p Paths) GlobalSettingsFile() string { return filepath.Join(p.AgentDir, "settings.json") }
+
+// ProjectSettingsFile is the project's settings file.
+func (p Paths) ProjectSettingsFile() string { return filepath.Join(p.ProjectDir, "settings.json") }
+
+// DefaultAgentDir returns $ATOMIC_CODING_AGENT_DIR, else
+// $PI_CODING_AGENT_DIR, else ~/.atomic/agent.
+func DefaultAgentDir() string {
+	for _, env := range []string{"ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"} {
+		if d := os.Getenv(env); d != "" {
+			return expandHome(d)
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = os.TempDir()
+	}
+	return filepath.Join(home, ".atomic", "agent")
+}
+
+// ResolvePaths returns the paths for a working directory.
+func ResolvePaths(cwd string) Paths {
+	return Paths{AgentDir: DefaultAgentDir(), ProjectDir: filepath.Join(cwd, ".atomic"), Cwd: cwd}
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+	}
+	return p
+}
+
+func defaults(v *viper.Viper) {
+	v.SetDefault("defaultThinkingLevel", "medium")
+	v.SetDefault("steeringMode", "one-at-a-time")
+	v.SetDefault("followUpMode", "one-at-a-time")
+	v.SetDefault("retry.enabled", true)
+	v.SetDefault("retry.maxRetries", 3)
+	v.SetDefault("retry.baseDelayMs", 2000)
+	v.SetDefault("retry.maxDelayMs", 60000)
+	v.SetDefault("compaction.enabled", true)
+	v.SetDefault("compaction.reserveTokens", 16384)
+	v.SetDefault("compaction.compression_ratio", 0.5)
+	v.SetDefault("compaction.preserve_recent", 2)
+	v.SetDefault("enableSkillCommands", true)
+	v.SetDefault("defaultProjectTrust", "ask")
+}
+
+// Diagnostic is a problem found while loading settings.
+type Diagnostic struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Loaded is the result of Load.
+type Loaded struct {
+	Settings    Settings
+	Paths       Paths
+	Diagnostics []Diagnostic
+}
+
+// Load reads the layered settings. overrides are the flag values (keys in
+// settings syntax, e.g. "defaultProvider"); includeProject controls whether
+// the project file is read (an untrusted project's settings are not).
+func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, error) {
+	v := viper.New()
+	v.SetConfigType("json")
+	defaults(v)
+	out := &Loaded{Paths: paths}
+	files := []string{paths.GlobalSettingsFile()}
+	if includeProject {
+		files = append(files, paths.ProjectSettingsFile())
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			if !os.IsNotExist(err) {
+				out.Diagnostics = append(out.Diagnostics, Diagnostic{Path: f, Message: err.Error()})
+			}
+			continue
+		}
+		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+		if len(bytes.TrimSpace(data)) == 0 {
+			continue
+		}
+		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
+			out.Diagnostics = append(out.Diagnostics, Diagnostic{Path: f, Message: "invalid settings JSON: " + err.Error()})
+		}
+	}
+	bindEnv(v)
+	if len(overrides) > 0 {
+		if err := v.MergeConfigMap(nestMap(overrides)); err != nil {
+			return nil, fmt.Errorf("apply flags: %w", err)
+		}
+	}
+	if err := v.Unmarshal(&out.Settings); err != nil {
+		out.Diagnostics = append(out.Diagnostics, Diagnostic{Path: paths.GlobalSettingsFile(), Message: "settings have wrong types: " + err.Error()})
+		// Fall back to defaults only, so a bad file never stops the agent.
+		d := viper.New()
+		defaults(d)
+		_ = d.Unmarshal(&out.Settings)
+	}
+	if env := os.Getenv("ATOMIC_CODING_AGENT_SESSION_DIR"); env != "" && overrides["sessionDir"] == nil {
+		out.Settings.SessionDir = env
+	}
+	out.Settings.SessionDir = expandHome(out.Settings.SessionDir)
+	return out, nil
+}
+
+// bindEnv maps the environment variables the agent honours onto settings.
+func bindEnv(v *viper.Viper) {
+	for key, env := range map[string]string{
+		"defaultProvider":      "ATOMIC_DEFAULT_PROVIDER",
+		"defaultModel":         "ATOMIC_DEFAULT_MODEL",
+		"defaultThinkingLevel": "ATOMIC_THINKING_LEVEL",
+		"shellPath":            "ATOMIC_SHELL",
+	} {
+		_ = v.BindEnv(key, env)
+	}
+}
+
+// nestMap turns dotted keys ("retry.enabled") into nested maps.
+func nestMap(flat map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, val := range flat {
+		parts := strings.Split(k, ".")
+		m := out
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := m[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				m[p] = next
+			}
+			m = next
+		}
+		m[parts[len(parts)-1]] = val
+	}
+	return out
+}
+
+// Update edits a settings file in place: it reads the JSON object (keeping
+// every key), lets fn change it, and writes it back atomically with mode
+// 0600. A missing file is created.
+func Update(path string, fn func(m map[string]any)) error {
+	unlock, err := lockFile(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m := map[string]any{}
+	data, err := os.ReadFile(path)
+	if err == nil {
+		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+		if len(bytes.TrimSpace(data)) > 0 {
+			if err := json.Unmarshal(data, &m); err != nil {
+				return fmt.Errorf("settings file %s is not valid JSON; not overwriting it: %w", path, err)
+			}
+		}
+	} else if !os.IsNotExist(err) {
+		return err
+	}
+	fn(m)
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, append(out, '\n'), 0o600)
+}
+
+// SetPath sets a dotted key in a nested map.
+func SetPath(m map[string]any, key string, val any) {
+	parts := strings.Split(key, ".")
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = val
+}
+
+// WriteFileAtomic writes data to a temporary file beside path and renames
+// it into place.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

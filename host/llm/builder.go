@@ -1,0 +1,259 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// Assistant stream event types (the protocol's assistantMessageEvent.type).
+const (
+	EvTextStart     = "text_start"
+	EvTextDelta     = "text_delta"
+	EvTextEnd       = "text_end"
+	EvThinkingStart = "thinking_start"
+	EvThinkingDelta = "thinking_delta"
+	EvThinkingEnd   = "thinking_end"
+	EvToolCallStart = "toolcall_start"
+	EvToolCallDelta = "toolcall_delta"
+	EvToolCallEnd   = "toolcall_end"
+)
+
+// AssistantEvent is one streamed change to the assistant message: a block
+// starting, a delta, or a block ending (with the block's final content).
+type AssistantEvent struct {
+	Type         string
+	ContentIndex int
+	Delta        string
+	Content      string        // *_end of text and thinking
+	ToolCall     *ContentBlock // toolcall_end
+}
+
+// MarshalJSON writes the wire shape of the event.
+func (e AssistantEvent) MarshalJSON() ([]byte, error) {
+	return e.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the wire shape of the event to dst.
+func (e AssistantEvent) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"type":"`...)
+	dst = append(dst, e.Type...)
+	dst = append(dst, `","contentIndex":`...)
+	dst = appendInt(dst, e.ContentIndex)
+	switch e.Type {
+	case EvTextDelta, EvThinkingDelta, EvToolCallDelta:
+		dst = append(dst, `,"delta":`...)
+		dst = AppendString(dst, e.Delta)
+	case EvTextEnd, EvThinkingEnd:
+		dst = append(dst, `,"content":`...)
+		dst = AppendString(dst, e.Content)
+	case EvToolCallEnd:
+		if e.ToolCall != nil {
+			b, _ := json.Marshal(e.ToolCall)
+			dst = append(dst, `,"toolCall":`...)
+			dst = append(dst, b...)
+		}
+	}
+	return append(dst, '}')
+}
+
+// Sink receives each assistant event with the message's cumulative usage.
+type Sink func(ev AssistantEvent, usage Usage)
+
+// Builder accumulates a streamed assistant message. Providers call its
+// methods as deltas arrive; every call is forwarded to the sink, so each
+// provider only translates its wire format and the message is built in one
+// place.
+type Builder struct {
+	msg      Message
+	model    Model
+	sink     Sink
+	args     map[int]*strings.Builder // raw tool-call argument JSON per block
+	open     map[int]bool
+	stopSet  bool
+	finished bool
+}
+
+// NewBuilder starts an assistant message for model. sink may be nil.
+func NewBuilder(model Model, sink Sink) *Builder {
+	return &Builder{
+		msg: Message{
+			Role: RoleAssistant, API: model.API, Provider: model.Provider, Model: model.ID,
+			StopReason: StopPending, Timestamp: Now(),
+		},
+		model: model,
+		sink:  sink,
+		args:  map[int]*strings.Builder{},
+		open:  map[int]bool{},
+	}
+}
+
+// Snapshot returns a copy of the message as it stands.
+func (b *Builder) Snapshot() Message { return b.msg.Clone() }
+
+func (b *Builder) emit(ev AssistantEvent) {
+	if b.sink != nil {
+		b.sink(ev, b.msg.Usage)
+	}
+}
+
+func (b *Builder) start(block ContentBlock, typ string) int {
+	idx := len(b.msg.Content.Blocks)
+	b.msg.Content.Blocks = append(b.msg.Content.Blocks, block)
+	b.open[idx] = true
+	b.emit(AssistantEvent{Type: typ, ContentIndex: idx})
+	return idx
+}
+
+// StartText opens a text block and returns its index.
+func (b *Builder) StartText() int { return b.start(Text(""), EvTextStart) }
+
+// StartThinking opens a thinking block and returns its index.
+func (b *Builder) StartThinking() int {
+	return b.start(ContentBlock{Type: BlockThinking}, EvThinkingStart)
+}
+
+// StartToolCall opens a tool-call block and returns its index.
+func (b *Builder) StartToolCall(id, name string) int {
+	idx := b.start(ToolCall(id, name, nil), EvToolCallStart)
+	b.args[idx] = &strings.Builder{}
+	return idx
+}
+
+// Delta appends text to block idx (text, thinking, or tool-call argument
+// JSON, according to the block's type).
+func (b *Builder) Delta(idx int, delta string) {
+	if idx < 0 || idx >= len(b.msg.Content.Blocks) || delta == "" {
+		return
+	}
+	blk := &b.msg.Content.Blocks[idx]
+	switch blk.Type {
+	case BlockText:
+		blk.Text += delta
+		b.emit(AssistantEvent{Type: EvTextDelta, ContentIndex: idx, Delta: delta})
+	case BlockThinking:
+		blk.Thinking += delta
+		b.emit(AssistantEvent{Type: EvThinkingDelta, ContentIndex: idx, Delta: delta})
+	case BlockToolCall:
+		b.args[idx].WriteString(delta)
+		b.emit(AssistantEvent{Type: EvToolCallDelta, ContentIndex: idx, Delta: delta})
+	}
+}
+
+// SetSignature records a signature for block idx (thinking or text).
+func (b *Builder) SetSignature(idx int, sig string) {
+	if idx < 0 || idx >= len(b.msg.Content.Blocks) {
+		return
+	}
+	blk := &b.msg.Content.Blocks[idx]
+	switch blk.Type {
+	case BlockThinking:
+		blk.ThinkingSignature = sig
+	case BlockText:
+		blk.TextSignature = sig
+	case BlockToolCall:
+		blk.ThoughtSignature = sig
+	}
+}
+
+// SetRedacted marks thinking block idx as redacted.
+func (b *Builder) SetRedacted(idx int) {
+	if idx >= 0 && idx < len(b.msg.Content.Blocks) {
+		b.msg.Content.Blocks[idx].Redacted = true
+	}
+}
+
+// End closes block idx. For a tool call the accumulated argument JSON is
+// parsed; text that is not a JSON object yields empty arguments.
+func (b *Builder) End(idx int) {
+	if idx < 0 || idx >= len(b.msg.Content.Blocks) || !b.open[idx] {
+		return
+	}
+	delete(b.open, idx)
+	blk := &b.msg.Content.Blocks[idx]
+	switch blk.Type {
+	case BlockText:
+		b.emit(AssistantEvent{Type: EvTextEnd, ContentIndex: idx, Content: blk.Text})
+	case BlockThinking:
+		b.emit(AssistantEvent{Type: EvThinkingEnd, ContentIndex: idx, Content: blk.Thinking})
+	case BlockToolCall:
+		if sb := b.args[idx]; sb != nil && sb.Len() > 0 {
+			args := map[string]any{}
+			if err := json.Unmarshal([]byte(sb.String()), &args); err == nil {
+				blk.Arguments = args
+			}
+		}
+		tc := *blk
+		b.emit(AssistantEvent{Type: EvToolCallEnd, ContentIndex: idx, ToolCall: &tc})
+	}
+}
+
+// SetToolArguments replaces the arguments of tool-call block idx (for
+// providers that deliver whole argument objects).
+func (b *Builder) SetToolArguments(idx int, args map[string]any) {
+	if idx >= 0 && idx < len(b.msg.Content.Blocks) {
+		if args == nil {
+			args = map[string]any{}
+		}
+		b.msg.Content.Blocks[idx].Arguments = args
+		delete(b.args, idx)
+	}
+}
+
+// SetUsage records the cumulative usage so far; cost is derived from the
+// model's prices.
+func (b *Builder) SetUsage(u Usage) {
+	b.model.FillCost(&u)
+	b.msg.Usage = u
+}
+
+// Usage returns the usage recorded so far.
+func (b *Builder) Usage() Usage { return b.msg.Usage }
+
+// SetStopReason records the provider's stop reason.
+func (b *Builder) SetStopReason(reason string) {
+	b.msg.StopReason = reason
+	b.stopSet = true
+}
+
+// SetResponseID records the provider's response id.
+func (b *Builder) SetResponseID(id string) { b.msg.ResponseID = id }
+
+// SetEndTurn records an explicit end-of-turn signal.
+func (b *Builder) SetEndTurn(v bool) { b.msg.EndTurn = &v }
+
+// Finish closes open blocks and returns the final message. A non-nil err
+// makes it an error message, or an aborted one when ctx was cancelled.
+func (b *Builder) Finish(ctx context.Context, err error) Message {
+	for idx := range b.msg.Content.Blocks {
+		if b.open[idx] {
+			b.End(idx)
+		}
+	}
+	b.finished = true
+	switch {
+	case ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, ctx.Err()) || !b.stopSet):
+		b.msg.StopReason = StopAborted
+		b.msg.ErrorMessage = AbortedMessage
+	case err != nil:
+		b.msg.StopReason = StopError
+		b.msg.ErrorMessage = err.Error()
+		if b.msg.ErrorMessage == "" {
+			b.msg.ErrorMessage = "unknown provider error"
+		}
+	case !b.stopSet || b.msg.StopReason == StopPending:
+		if len(b.msg.ToolCalls()) > 0 {
+			b.msg.StopReason = StopToolUse
+		} else {
+			b.msg.StopReason = StopStop
+		}
+	}
+	if b.msg.StopReason == StopStop && len(b.msg.ToolCalls()) > 0 {
+		b.msg.StopReason = StopToolUse
+	}
+	if b.msg.Usage.TotalTokens == 0 {
+		b.model.FillCost(&b.msg.Usage)
+	}
+	return b.msg.Clone()
+}

@@ -1,0 +1,106 @@
+package llm
+
+import (
+	"fmt"
+	"strings"
+)
+
+// BashExecutionText is how a direct shell command reaches the model: the
+// command, its output in a fenced block, and notes on how it ended.
+func BashExecutionText(m *Message) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Ran `%s`\n", m.Command)
+	if m.Output != "" {
+		sb.WriteString("```\n")
+		sb.WriteString(strings.TrimRight(m.Output, "\n"))
+		sb.WriteString("\n```")
+	} else {
+		sb.WriteString("(no output)")
+	}
+	if m.Cancelled {
+		sb.WriteString("\n\n(command cancelled)")
+	} else if m.ExitCode != nil && *m.ExitCode != 0 {
+		fmt.Fprintf(&sb, "\n\nCommand exited with code %d", *m.ExitCode)
+	}
+	if m.Truncated && m.FullOutputPath != "" {
+		fmt.Fprintf(&sb, "\n\n[Output truncated. Full output: %s]", m.FullOutputPath)
+	} else if m.Truncated {
+		sb.WriteString("\n\n[Output truncated.]")
+	}
+	return sb.String()
+}
+
+// BranchSummaryText is how a branch summary reaches the model.
+func BranchSummaryText(summary string) string {
+	return "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n" + summary + "\n</summary>"
+}
+
+// ToProviderMessages converts agent messages to the user, assistant and
+// toolResult messages a provider understands: shell executions, custom
+// messages and branch summaries become user messages; messages excluded from
+// context are dropped; assistant messages that failed or were aborted are
+// dropped; a tool call left without a result gets an error result so that
+// every provider accepts the transcript.
+func ToProviderMessages(msgs []Message) []Message {
+	out := make([]Message, 0, len(msgs))
+	var pending []ContentBlock // tool calls of the last assistant message awaiting results
+	flushPending := func() {
+		for _, tc := range pending {
+			out = append(out, Message{
+				Role: RoleToolResult, ToolCallID: tc.ID, ToolName: tc.Name,
+				Content: Content{Blocks: []ContentBlock{Text("No result provided")}},
+				IsError: true,
+			})
+		}
+		pending = nil
+	}
+	for i := range msgs {
+		m := msgs[i]
+		switch m.Role {
+		case RoleAssistant:
+			flushPending()
+			if m.StopReason == StopError || m.StopReason == StopAborted {
+				continue
+			}
+			out = append(out, m)
+			pending = m.ToolCalls()
+		case RoleToolResult:
+			matched := false
+			for j, tc := range pending {
+				if tc.ID == m.ToolCallID {
+					pending = append(pending[:j], pending[j+1:]...)
+					matched = true
+					break
+				}
+			}
+			if matched {
+				out = append(out, m)
+			}
+		case RoleUser:
+			flushPending()
+			out = append(out, m)
+		case RoleBashExecution:
+			if m.ExcludeFromContext {
+				continue
+			}
+			flushPending()
+			out = append(out, Message{Role: RoleUser, Content: TextContent(BashExecutionText(&m)), Timestamp: m.Timestamp})
+		case RoleCustom:
+			if m.ExcludeFromContext {
+				continue
+			}
+			flushPending()
+			c := m.Content
+			c.AsString = false
+			out = append(out, Message{Role: RoleUser, Content: c, Timestamp: m.Timestamp})
+		case RoleBranchSummary:
+			if strings.TrimSpace(m.Summary) == "" {
+				continue
+			}
+			flushPending()
+			out = append(out, Message{Role: RoleUser, Content: TextContent(BranchSummaryText(m.Summary)), Timestamp: m.Timestamp})
+		}
+	}
+	flushPending()
+	return out
+}

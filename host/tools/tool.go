@@ -1,0 +1,271 @@
+// Package tools defines the tool interface, the registry the agent loop
+// uses, argument validation against each tool's JSON Schema, output
+// truncation, and the built-in tools (read, write, edit, bash, grep, find,
+// ls). Each built-in keeps its model-facing description in an embedded
+// Markdown file beside its code.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/atomic-go/atomic/host/llm"
+)
+
+// Call is one invocation of a tool.
+type Call struct {
+	ID   string
+	Args map[string]any
+	// Cwd is the session's working directory; relative paths resolve
+	// against it.
+	Cwd string
+	// Env holds extra KEY=VALUE pairs for processes the tool starts.
+	Env []string
+	// OnUpdate, when set, receives the accumulated partial result.
+	OnUpdate func(llm.ToolResult)
+}
+
+// Update reports a partial result if anyone listens.
+func (c *Call) Update(r llm.ToolResult) {
+	if c.OnUpdate != nil {
+		c.OnUpdate(r)
+	}
+}
+
+// Tool is something the model can call. Execute returns an error to make
+// the result an error result whose text is the error message.
+type Tool interface {
+	Name() string
+	Description() string
+	Parameters() json.RawMessage
+	Execute(ctx context.Context, call Call) (llm.ToolResult, error)
+}
+
+// Prompted is implemented by tools that contribute to the system prompt: a
+// one-line snippet for the tool list and guideline bullets.
+type Prompted interface {
+	PromptSnippet() string
+	PromptGuidelines() []string
+}
+
+// ErrorWithResult is an error that also carries a result (for example the
+// output a failed command printed before it exited).
+type ErrorWithResult struct {
+	Result llm.ToolResult
+	Err    error
+}
+
+func (e *ErrorWithResult) Error() string { return e.Err.Error() }
+func (e *ErrorWithResult) Unwrap() error { return e.Err }
+
+// Registry holds the available tools and which of them are active.
+type Registry struct {
+	mu      sync.RWMutex
+	order   []string
+	tools   map[string]Tool
+	active  map[string]bool
+	schemas map[string]*jsonschema.Schema
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{tools: map[string]Tool{}, active: map[string]bool{}, schemas: map[string]*jsonschema.Schema{}}
+}
+
+// Add registers a tool, replacing one with the same name, and activates it
+// when active is true.
+func (r *Registry) Add(t Tool, active bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := t.Name()
+	if _, ok := r.tools[name]; !ok {
+		r.order = append(r.order, name)
+	}
+	r.tools[name] = t
+	delete(r.schemas, name)
+	if active {
+		r.active[name] = true
+	}
+}
+
+// Remove drops a tool.
+func (r *Registry) Remove(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[name]; !ok {
+		return
+	}
+	delete(r.tools, name)
+	delete(r.active, name)
+	delete(r.schemas, name)
+	for i, n := range r.order {
+		if n == name {
+			r.order = append(r.order[:i], r.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// Get returns a registered tool, active or not.
+func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// All returns every registered tool in registration order.
+func (r *Registry) All() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Tool, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.tools[n])
+	}
+	return out
+}
+
+// Active returns the active tools in registration order.
+func (r *Registry) Active() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []Tool
+	for _, n := range r.order {
+		if r.active[n] {
+			out = append(out, r.tools[n])
+		}
+	}
+	return out
+}
+
+// ActiveNames returns the names of the active tools.
+func (r *Registry) ActiveNames() []string {
+	var names []string
+	for _, t := range r.Active() {
+		names = append(names, t.Name())
+	}
+	return names
+}
+
+// IsActive reports whether a tool is active.
+func (r *Registry) IsActive(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.active[name]
+}
+
+// SetActive makes exactly the named tools active; unknown names are
+// ignored.
+func (r *Registry) SetActive(names []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.active = map[string]bool{}
+	for _, n := range names {
+		if _, ok := r.tools[n]; ok {
+			r.active[n] = true
+		}
+	}
+}
+
+// Specs returns the active tools as offered to the model.
+func (r *Registry) Specs() []llm.ToolSpec {
+	var out []llm.ToolSpec
+	for _, t := range r.Active() {
+		out = append(out, llm.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()})
+	}
+	return out
+}
+
+// Validate checks arguments against the tool's parameter schema and returns
+// a message the model can act on.
+func (r *Registry) Validate(t Tool, args map[string]any) error {
+	schema, err := r.schema(t)
+	if err != nil {
+		return fmt.Errorf("tool %s has an invalid parameter schema: %v", t.Name(), err)
+	}
+	if schema == nil {
+		return nil
+	}
+	var v any = map[string]any{}
+	if args != nil {
+		// Round-trip through JSON so numbers have the types the validator
+		// expects regardless of how the map was built.
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return fmt.Errorf("arguments are not valid JSON: %v", err)
+		}
+		v, err = jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+		if err != nil {
+			return fmt.Errorf("arguments are not valid JSON: %v", err)
+		}
+	}
+	if err := schema.Validate(v); err != nil {
+		return fmt.Errorf("Validation failed for tool %q:\n%s", t.Name(), describeValidation(err))
+	}
+	return nil
+}
+
+func (r *Registry) schema(t Tool) (*jsonschema.Schema, error) {
+	r.mu.RLock()
+	s, ok := r.schemas[t.Name()]
+	r.mu.RUnlock()
+	if ok {
+		return s, nil
+	}
+	params := t.Parameters()
+	if len(params) == 0 {
+		return nil, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(params)))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	url := "mem://tools/" + t.Name() + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	s, err = c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.schemas[t.Name()] = s
+	r.mu.Unlock()
+	return s, nil
+}
+
+var printer = message.NewPrinter(language.English)
+
+func describeValidation(err error) string {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return "  - " + err.Error()
+	}
+	var lines []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := "/" + strings.Join(e.InstanceLocation, "/")
+			if loc == "/" {
+				loc = "root"
+			}
+			lines = append(lines, fmt.Sprintf("  - %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}

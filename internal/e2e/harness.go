@@ -1,0 +1,435 @@
+// Package e2e starts the real atomic binary and talks to it over pipes, for
+// the black-box tests of the protocol. Every agent runs in an isolated home
+// and agent directory with no provider credentials, so it uses the offline
+// faux model unless a test configures another.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// Binary builds cmd/atomic once per test process and returns its path.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		root, err := moduleRoot()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "atomic-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "atomic")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/atomic")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("not inside the module")
+	}
+	return filepath.Dir(mod), nil
+}
+
+// Options configure a started agent.
+type Options struct {
+	Args []string          // extra flags after --mode rpc
+	Env  map[string]string // extra environment
+	Dir  string            // working directory (a temp dir when empty)
+	// Script is written to a file and passed as ATOMIC_FAUX_SCRIPT: each
+	// element is one scripted assistant turn.
+	Script []map[string]any
+	// NoMode leaves out --mode rpc (for print and json mode tests).
+	NoMode bool
+}
+
+// Record is one line the agent wrote to stdout, decoded.
+type Record map[string]any
+
+// Type returns the record's type.
+func (r Record) Type() string { s, _ := r["type"].(string); return s }
+
+// Agent is a running atomic process.
+type Agent struct {
+	t        testing.TB
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	Home     string // isolated HOME
+	AgentDir string
+	Dir      string // working directory
+	Record   string // path of the faux request record file
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	records []Record
+	raw     [][]byte
+	eof     bool
+	stderr  bytes.Buffer
+	nextID  int
+	exited  chan struct{}
+	exitErr error
+}
+
+// Start launches the agent.
+func Start(t testing.TB, opts Options) *Agent {
+	t.Helper()
+	bin := Binary(t)
+	home := t.TempDir()
+	dir := opts.Dir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	a := &Agent{t: t, Home: home, AgentDir: filepath.Join(home, ".atomic", "agent"), Dir: dir, exited: make(chan struct{})}
+	a.cond = sync.NewCond(&a.mu)
+	a.Record = filepath.Join(home, "faux-record.jsonl")
+	if err := os.MkdirAll(a.AgentDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{}
+	if !opts.NoMode {
+		args = append(args, "--mode", "rpc")
+	}
+	args = append(args, opts.Args...)
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k := kv[:strings.IndexByte(kv, '=')]
+		if strings.HasSuffix(k, "_API_KEY") || strings.HasPrefix(k, "ATOMIC_") || strings.HasPrefix(k, "PI_") || k == "HOME" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+home, "ATOMIC_CODING_AGENT_DIR="+a.AgentDir, "ATOMIC_FAUX_RECORD="+a.Record)
+	if opts.Script != nil {
+		path := filepath.Join(home, "faux-script.jsonl")
+		var buf bytes.Buffer
+		for _, step := range opts.Script {
+			b, err := json.Marshal(step)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf.Write(b)
+			buf.WriteByte('\n')
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, "ATOMIC_FAUX_SCRIPT="+path)
+	}
+	for k, v := range opts.Env {
+		env = append(env, k+"="+v)
+	}
+	cmd.Env = env
+	var err error
+	a.stdin, err = cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = &lockedWriter{mu: &a.mu, buf: &a.stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	a.cmd = cmd
+	go a.readLoop(stdout)
+	go func() {
+		a.exitErr = cmd.Wait()
+		close(a.exited)
+	}()
+	t.Cleanup(func() {
+		_ = a.stdin.Close()
+		select {
+		case <-a.exited:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-a.exited
+		}
+		if t.Failed() {
+			t.Logf("agent stderr:\n%s", a.Stderr())
+		}
+	})
+	return a
+}
+
+type lockedWriter struct {
+	mu  *sync.Mutex
+	buf *bytes.Buffer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+func (a *Agent) readLoop(r io.Reader) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var rec Record
+			jerr := json.Unmarshal(line, &rec)
+			a.mu.Lock()
+			a.raw = append(a.raw, line)
+			if jerr != nil {
+				rec = Record{"type": "__invalid__", "line": string(line)}
+			}
+			a.records = append(a.records, rec)
+			a.cond.Broadcast()
+			a.mu.Unlock()
+		}
+		if err != nil {
+			a.mu.Lock()
+			a.eof = true
+			a.cond.Broadcast()
+			a.mu.Unlock()
+			return
+		}
+	}
+}
+
+// Stderr returns what the agent wrote to stderr so far.
+func (a *Agent) Stderr() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.stderr.String()
+}
+
+// SendRaw writes raw bytes to the agent's stdin as they are.
+func (a *Agent) SendRaw(line string) {
+	a.t.Helper()
+	if _, err := io.WriteString(a.stdin, line); err != nil {
+		a.t.Fatalf("write stdin: %v", err)
+	}
+}
+
+// Send writes one command as a JSON line.
+func (a *Agent) Send(cmd map[string]any) {
+	a.t.Helper()
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	a.SendRaw(string(b) + "\n")
+}
+
+// NewID returns a fresh request id.
+func (a *Agent) NewID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.nextID++
+	return fmt.Sprintf("req-%d", a.nextID)
+}
+
+// Request sends cmd with a fresh id and waits for its response.
+func (a *Agent) Request(cmd map[string]any) Record {
+	a.t.Helper()
+	if _, ok := cmd["id"]; !ok {
+		cmd["id"] = a.NewID()
+	}
+	id := cmd["id"]
+	from := a.Len()
+	a.Send(cmd)
+	return a.WaitFrom(from, 10*time.Second, func(r Record) bool {
+		return r.Type() == "response" && fmt.Sprint(r["id"]) == fmt.Sprint(id)
+	})
+}
+
+// MustSucceed sends cmd and fails the test unless the response succeeds.
+func (a *Agent) MustSucceed(cmd map[string]any) Record {
+	a.t.Helper()
+	r := a.Request(cmd)
+	if r["success"] != true {
+		a.t.Fatalf("%v failed: %v", cmd["type"], r["error"])
+	}
+	return r
+}
+
+// Len returns how many records were read so far.
+func (a *Agent) Len() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.records)
+}
+
+// Records returns a copy of the records from index from.
+func (a *Agent) Records(from int) []Record {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if from > len(a.records) {
+		from = len(a.records)
+	}
+	return append([]Record(nil), a.records[from:]...)
+}
+
+// RawLines returns the raw stdout lines read so far.
+func (a *Agent) RawLines() [][]byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([][]byte(nil), a.raw...)
+}
+
+// WaitFrom waits for the first record at index >= from that matches.
+func (a *Agent) WaitFrom(from int, timeout time.Duration, match func(Record) bool) Record {
+	a.t.Helper()
+	deadline := time.Now().Add(timeout)
+	timer := time.AfterFunc(timeout, func() {
+		a.mu.Lock()
+		a.cond.Broadcast()
+		a.mu.Unlock()
+	})
+	defer timer.Stop()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := from; ; {
+		for ; i < len(a.records); i++ {
+			if match(a.records[i]) {
+				return a.records[i]
+			}
+		}
+		if a.eof || time.Now().After(deadline) {
+			why := "timed out"
+			if a.eof {
+				why = "stdout closed"
+			}
+			a.t.Fatalf("%s waiting for a record; got %d records:\n%s\nstderr:\n%s", why, len(a.records)-from, dump(a.records[min(from, len(a.records)):]), a.stderr.String())
+		}
+		a.cond.Wait()
+	}
+}
+
+// WaitType waits for the next record of a type from index from.
+func (a *Agent) WaitType(from int, typ string) Record {
+	a.t.Helper()
+	return a.WaitFrom(from, 15*time.Second, func(r Record) bool { return r.Type() == typ })
+}
+
+// PromptAndWait sends a prompt and waits for its agent_end; it returns the
+// records of the run starting at the prompt's response.
+func (a *Agent) PromptAndWait(message string) []Record {
+	a.t.Helper()
+	from := a.Len()
+	resp := a.Request(map[string]any{"type": "prompt", "message": message})
+	if resp["success"] != true {
+		a.t.Fatalf("prompt failed: %v", resp["error"])
+	}
+	end := a.WaitType(from, "agent_end")
+	_ = end
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []Record
+	for _, r := range a.records[from:] {
+		out = append(out, r)
+		if r.Type() == "agent_end" {
+			break
+		}
+	}
+	return out
+}
+
+// CloseStdin closes the agent's input.
+func (a *Agent) CloseStdin() { _ = a.stdin.Close() }
+
+// Wait waits for the process to exit and returns its exit code.
+func (a *Agent) Wait(timeout time.Duration) int {
+	a.t.Helper()
+	select {
+	case <-a.exited:
+	case <-time.After(timeout):
+		a.t.Fatalf("agent did not exit within %v; stderr:\n%s", timeout, a.Stderr())
+	}
+	if a.exitErr == nil {
+		return 0
+	}
+	if ee, ok := a.exitErr.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// Process returns the OS process.
+func (a *Agent) Process() *os.Process { return a.cmd.Process }
+
+// FauxRequests returns the requests the faux provider received.
+func (a *Agent) FauxRequests() []map[string]any {
+	a.t.Helper()
+	data, err := os.ReadFile(a.Record)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		a.t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			a.t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Types lists the record types.
+func Types(recs []Record) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.Type()
+	}
+	return out
+}
+
+func dump(recs []Record) string {
+	var sb strings.Builder
+	for _, r := range recs {
+		b, _ := json.Marshal(r)
+		if len(b) > 400 {
+			b = append(b[:400], "…"...)
+		}
+		sb.Write(b)
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
