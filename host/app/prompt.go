@@ -209,7 +209,7 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 	rt.mu.Lock()
 	history := append([]llm.Message(nil), rt.messages...)
 	rt.mu.Unlock()
-	agent.Run(run.ctx, cfg, history, prompts)
+	rt.runWithRetry(run, cfg, history, prompts)
 }
 
 func (rt *Runtime) agentConfig() *agent.Config {
@@ -221,7 +221,7 @@ func (rt *Runtime) agentConfig() *agent.Config {
 	provider, err := rt.catalog.ProviderFor(model)
 	key, _ := rt.catalog.Credential(model.Provider)
 	cfg := &agent.Config{
-		Model: model, Provider: provider, APIKey: key, Headers: model.Headers,
+		Model: model, Provider: provider, APIKey: key, Headers: rt.requestHeaders(model, key),
 		SystemPrompt: rt.systemPrompt(), ThinkingLevel: level, SessionID: sess.ID(),
 		Tools: rt.tools, Cwd: rt.opts.Cwd, Env: rt.toolEnv(),
 		Emit:     rt.agentEvent,
