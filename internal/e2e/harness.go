@@ -75,6 +75,9 @@ type Options struct {
 	Script []map[string]any
 	// NoMode leaves out --mode rpc (for print and json mode tests).
 	NoMode bool
+	// AgentFiles are written into the agent directory before the start
+	// (name relative to it -> content), e.g. "models.json".
+	AgentFiles map[string]string
 }
 
 // Record is one line the agent wrote to stdout, decoded.
@@ -118,6 +121,15 @@ func Start(t testing.TB, opts Options) *Agent {
 	a.Record = filepath.Join(home, "faux-record.jsonl")
 	if err := os.MkdirAll(a.AgentDir, 0o700); err != nil {
 		t.Fatal(err)
+	}
+	for name, content := range opts.AgentFiles {
+		p := filepath.Join(a.AgentDir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	args := []string{}
 	if !opts.NoMode {
