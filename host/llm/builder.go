@@ -70,6 +70,7 @@ type Builder struct {
 	model    Model
 	sink     Sink
 	args     map[int]*strings.Builder // raw tool-call argument JSON per block
+	text     map[int]*strings.Builder // text or thinking of open blocks
 	open     map[int]bool
 	stopSet  bool
 	finished bool
@@ -85,12 +86,40 @@ func NewBuilder(model Model, sink Sink) *Builder {
 		model: model,
 		sink:  sink,
 		args:  map[int]*strings.Builder{},
+		text:  map[int]*strings.Builder{},
 		open:  map[int]bool{},
 	}
 }
 
 // Snapshot returns a copy of the message as it stands.
-func (b *Builder) Snapshot() Message { return b.msg.Clone() }
+func (b *Builder) Snapshot() Message {
+	b.syncText()
+	return b.msg.Clone()
+}
+
+// syncText copies the text accumulated for open blocks into the message.
+// Deltas are appended to a strings.Builder per block rather than to the
+// block's string, so that a long answer costs linear, not quadratic, time.
+func (b *Builder) syncText() {
+	for idx, sb := range b.text {
+		blk := &b.msg.Content.Blocks[idx]
+		if blk.Type == BlockThinking {
+			blk.Thinking = sb.String()
+		} else {
+			blk.Text = sb.String()
+		}
+	}
+}
+
+func (b *Builder) appendText(idx int, prefix, delta string) {
+	sb := b.text[idx]
+	if sb == nil {
+		sb = &strings.Builder{}
+		sb.WriteString(prefix)
+		b.text[idx] = sb
+	}
+	sb.WriteString(delta)
+}
 
 func (b *Builder) emit(ev AssistantEvent) {
 	if b.sink != nil {
@@ -130,10 +159,10 @@ func (b *Builder) Delta(idx int, delta string) {
 	blk := &b.msg.Content.Blocks[idx]
 	switch blk.Type {
 	case BlockText:
-		blk.Text += delta
+		b.appendText(idx, blk.Text, delta)
 		b.emit(AssistantEvent{Type: EvTextDelta, ContentIndex: idx, Delta: delta})
 	case BlockThinking:
-		blk.Thinking += delta
+		b.appendText(idx, blk.Thinking, delta)
 		b.emit(AssistantEvent{Type: EvThinkingDelta, ContentIndex: idx, Delta: delta})
 	case BlockToolCall:
 		b.args[idx].WriteString(delta)
@@ -172,6 +201,14 @@ func (b *Builder) End(idx int) {
 	}
 	delete(b.open, idx)
 	blk := &b.msg.Content.Blocks[idx]
+	if sb := b.text[idx]; sb != nil {
+		if blk.Type == BlockThinking {
+			blk.Thinking = sb.String()
+		} else {
+			blk.Text = sb.String()
+		}
+		delete(b.text, idx)
+	}
 	switch blk.Type {
 	case BlockText:
 		b.emit(AssistantEvent{Type: EvTextEnd, ContentIndex: idx, Content: blk.Text})
@@ -226,6 +263,7 @@ func (b *Builder) SetEndTurn(v bool) { b.msg.EndTurn = &v }
 // Finish closes open blocks and returns the final message. A non-nil err
 // makes it an error message, or an aborted one when ctx was cancelled.
 func (b *Builder) Finish(ctx context.Context, err error) Message {
+	b.syncText()
 	for idx := range b.msg.Content.Blocks {
 		if b.open[idx] {
 			b.End(idx)
