@@ -160,3 +160,24 @@ func TestParseRetryAfter(t *testing.T) {
 		t.Errorf("absent: %v", got)
 	}
 }
+
+// FuzzParseModelsConfig: any models.json content gives a config or an
+// error, never a panic, and applying a parsed config never panics.
+func FuzzParseModelsConfig(f *testing.F) {
+	f.Add([]byte(`{"providers":{"x":{"baseUrl":"http://h","api":"openai-completions","models":[{"id":"m","cost":{"input":1}}]}}}`))
+	f.Add([]byte(`{"providers":{"anthropic":{"modelOverrides":{"claude-haiku-4-5":{"maxTokens":5}}}}}`))
+	f.Add([]byte(`{"providers":null}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := ParseModelsConfig(data)
+		if err != nil {
+			return
+		}
+		models, _, _ := cfg.Apply(BuiltinModels())
+		for _, m := range models {
+			if m.ID == "" || m.Provider == "" {
+				t.Fatalf("model without id or provider: %+v", m)
+			}
+		}
+	})
+}
