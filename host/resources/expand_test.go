@@ -18,7 +18,7 @@ func TestExpand(t *testing.T) {
 		filepath.Join(dir, "skills", "deploy") + ".\n\nRun ./deploy.sh from scripts/.\n</skill>"
 	tests := []struct {
 		in, want, kind string
-		open          bool
+		open           bool
 	}{
 		{"/skill:deploy", block, KindSkill, false},
 		{"/skill:deploy   to staging  now ", block + "\n\nto staging  now", KindSkill, false},
