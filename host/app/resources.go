@@ -18,6 +18,10 @@ import (
 // and the system prompt built from them. Its mutex is independent of
 // rt.mu and is never held while emitting events.
 type resourceState struct {
+	// ready is closed when the start-up discovery has finished; readers
+	// of set wait for it.
+	ready chan struct{}
+
 	mu  sync.Mutex
 	set *resources.Set
 
@@ -82,10 +86,23 @@ func (rt *Runtime) OnReload(h ReloadHook) {
 	rt.res.mu.Unlock()
 }
 
-// initResources discovers the resources at start-up.
+// initResources starts discovering the resources. The discovery runs in
+// the background, so that commands that do not need resources (get_state)
+// are answered at once; everything that needs them waits for it.
 func (rt *Runtime) initResources() {
 	rt.res.trusted = rt.opts.ProjectTrusted
-	rt.installResources(rt.discoverResources(rt.baseCtx, "startup"))
+	rt.res.ready = make(chan struct{})
+	go func() {
+		rt.installResources(rt.discoverResources(rt.baseCtx, "startup"))
+		close(rt.res.ready)
+	}()
+}
+
+// waitResources waits for the start-up discovery.
+func (rt *Runtime) waitResources() {
+	if rt.res.ready != nil {
+		<-rt.res.ready
+	}
 }
 
 // discoverResources runs the discovery without touching the runtime.
@@ -167,6 +184,7 @@ func (rt *Runtime) installResources(set *resources.Set) {
 }
 
 func (rt *Runtime) resourceSet() *resources.Set {
+	rt.waitResources()
 	rt.res.mu.Lock()
 	defer rt.res.mu.Unlock()
 	return rt.res.set
@@ -180,6 +198,7 @@ func (rt *Runtime) Reload(ctx context.Context) error {
 	if rt.IsStreaming() {
 		return ErrReloadBusy
 	}
+	rt.waitResources()
 	rt.res.mu.Lock()
 	hooks := append([]ReloadHook(nil), rt.res.hooks...)
 	rt.res.mu.Unlock()
@@ -218,6 +237,7 @@ func (rt *Runtime) InvalidateSystemPrompt() {
 // current resources. It is cached and rebuilt only when the active tools,
 // the resources or the date change.
 func (rt *Runtime) systemPrompt() string {
+	rt.waitResources()
 	active := rt.tools.Active()
 	now := time.Now()
 	names := make([]string, len(active))

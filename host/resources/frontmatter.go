@@ -31,8 +31,10 @@ var ErrUnclosedFrontMatter = errors.New("front matter is not closed: the opening
 // level is not a mapping, is an error; the body is still returned.
 func ParseDocument(text string) (Document, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "\n")
+	if strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+		text = strings.ReplaceAll(text, "\r", "\n")
+	}
 	first, rest, _ := strings.Cut(text, "\n")
 	if strings.TrimRight(first, " \t") != "---" {
 		return Document{Body: strings.TrimSpace(text)}, nil

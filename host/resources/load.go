@@ -166,26 +166,27 @@ func (set *Set) loadSkills(opts Options) {
 		}
 	}
 	set.Diagnostics = append(set.Diagnostics, s.diags...)
-	files := readAll(cands)
+	files := loadAll(cands, func(c candidate, text string) (Skill, []Diagnostic, bool) {
+		return parseSkill(text, c.path, c.defaultName, c.info)
+	})
 	set.skillIndex = map[string]int{}
 	winners := map[string]string{}
 	seen := map[fileID]bool{}
 	for i, c := range cands {
-		if files[i].err == nil {
-			if seen[files[i].id] {
-				continue // the same file reached again through a link
-			}
-			seen[files[i].id] = true
-		}
-		if files[i].err != nil {
-			set.Diagnostics = append(set.Diagnostics, Diagnostic{Type: DiagError, ResourceType: KindSkill, Message: "cannot read: " + errText(files[i].err), Path: c.path})
+		f := &files[i]
+		if f.err != nil {
+			set.Diagnostics = append(set.Diagnostics, Diagnostic{Type: DiagError, ResourceType: KindSkill, Message: "cannot read: " + errText(f.err), Path: c.path})
 			continue
 		}
-		sk, diags, ok := parseSkill(files[i].text, c.path, c.defaultName, c.info)
-		set.Diagnostics = append(set.Diagnostics, diags...)
-		if !ok {
+		if seen[f.id] {
+			continue // the same file reached again through a link
+		}
+		seen[f.id] = true
+		set.Diagnostics = append(set.Diagnostics, f.diags...)
+		if !f.ok {
 			continue
 		}
+		sk := f.val
 		if winner, taken := winners[sk.Name]; taken {
 			if !c.builtin {
 				set.Diagnostics = append(set.Diagnostics, collision(KindSkill, sk.Name, winner, c.path))
@@ -230,26 +231,27 @@ func (set *Set) loadTemplates(opts Options) {
 		}
 	}
 	set.Diagnostics = append(set.Diagnostics, s.diags...)
-	files := readAll(cands)
+	files := loadAll(cands, func(c candidate, text string) (Template, []Diagnostic, bool) {
+		return parseTemplate(text, c.path, c.defaultName, c.info)
+	})
 	set.templateIndex = map[string]int{}
 	winners := map[string]string{}
 	seen := map[fileID]bool{}
 	for i, c := range cands {
-		if files[i].err == nil {
-			if seen[files[i].id] {
-				continue // the same file reached again through a link
-			}
-			seen[files[i].id] = true
-		}
-		if files[i].err != nil {
-			set.Diagnostics = append(set.Diagnostics, Diagnostic{Type: DiagError, ResourceType: KindPrompt, Message: "cannot read: " + errText(files[i].err), Path: c.path})
+		f := &files[i]
+		if f.err != nil {
+			set.Diagnostics = append(set.Diagnostics, Diagnostic{Type: DiagError, ResourceType: KindPrompt, Message: "cannot read: " + errText(f.err), Path: c.path})
 			continue
 		}
-		t, diags, ok := parseTemplate(files[i].text, c.path, c.defaultName, c.info)
-		set.Diagnostics = append(set.Diagnostics, diags...)
-		if !ok {
+		if seen[f.id] {
+			continue // the same file reached again through a link
+		}
+		seen[f.id] = true
+		set.Diagnostics = append(set.Diagnostics, f.diags...)
+		if !f.ok {
 			continue
 		}
+		t := f.val
 		if winner, taken := winners[t.Name]; taken {
 			if !c.builtin {
 				set.Diagnostics = append(set.Diagnostics, collision(KindPrompt, "/"+t.Name, winner, c.path))

@@ -345,3 +345,10 @@ func TestSymlinkedDuplicateIsSkippedSilently(t *testing.T) {
 		t.Fatalf("skills %v diagnostics\n%s", set.Skills, dump(set.Diagnostics))
 	}
 }
+
+func mkWrite(path, text string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}

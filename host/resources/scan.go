@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/atomic-go/atomic/host/tools"
@@ -23,6 +24,9 @@ type candidate struct {
 	path        string // absolute
 	defaultName string
 	info        SourceInfo
+	// st is the file's lstat result when the scanner has it already (a
+	// regular file, not a link), which saves a system call per file.
+	st fs.FileInfo
 	// builtin content, for resources that do not come from the disk
 	text    string
 	builtin bool
@@ -35,11 +39,11 @@ type scanner struct {
 	diags []Diagnostic
 	// visited holds the directories already scanned, so that a directory
 	// reached twice (through a symbolic link) is read once.
-	visited map[fileID]bool
+	visited map[string]bool
 }
 
 func newScanner(kind string) *scanner {
-	return &scanner{kind: kind, visited: map[fileID]bool{}}
+	return &scanner{kind: kind, visited: map[string]bool{}}
 }
 
 func (s *scanner) diag(typ, path, msg string) {
@@ -103,61 +107,76 @@ func (s *scanner) skillRoot(root string, info SourceInfo, rootFiles, optional bo
 		*out = append(*out, candidate{path: root, defaultName: name, info: info})
 		return
 	}
-	s.skillDir(root, info, rootFiles, true, tools.IgnoreMatcher{}, map[fileID]string{}, 0, out)
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		s.statFollow(root)
+		return
+	}
+	s.skillDir(root, real, info, rootFiles, true, tools.IgnoreMatcher{}, map[string]bool{}, 0, out)
 }
 
-func (s *scanner) skillDir(dir string, info SourceInfo, rootFiles, isRoot bool, ign tools.IgnoreMatcher, ancestors map[fileID]string, depth int, out *[]candidate) {
-	st, ok := s.statFollow(dir)
-	if !ok {
+// skillDir searches dir, whose path with every symbolic link resolved is
+// real. A directory holding a SKILL.md is one skill and is not searched
+// further; other directories are searched recursively. Links are
+// followed; one leading back to a directory being searched is a loop.
+func (s *scanner) skillDir(dir, real string, info SourceInfo, rootFiles, isRoot bool, ign tools.IgnoreMatcher, ancestors map[string]bool, depth int, out *[]candidate) {
+	if ancestors[real] {
+		s.diag(DiagWarning, dir, fmt.Sprintf("symbolic link loop: leads back to %s; skipped", real))
 		return
 	}
-	id := idOf(st, dir)
-	if first, loop := ancestors[id]; loop {
-		s.diag(DiagWarning, dir, fmt.Sprintf("symbolic link loop: leads back to %s; skipped", first))
-		return
-	}
-	if s.visited[id] {
+	if s.visited[real] {
 		return
 	}
 	if depth > maxScanDepth {
 		s.diag(DiagWarning, dir, fmt.Sprintf("more than %d directories deep; not searched further", maxScanDepth))
 		return
 	}
-	s.visited[id] = true
+	s.visited[real] = true
+	// One lstat tells a skill directory from a container.
+	if st, err := os.Lstat(filepath.Join(dir, SkillFileName)); err == nil {
+		c := candidate{path: filepath.Join(dir, SkillFileName), defaultName: filepath.Base(dir), info: info}
+		if st.Mode().IsRegular() {
+			c.st = st
+		}
+		*out = append(*out, c)
+		return
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		s.diag(DiagWarning, dir, "cannot read directory: "+errText(err))
 		return
 	}
-	for _, e := range entries {
-		if e.Name() == SkillFileName {
-			*out = append(*out, candidate{path: filepath.Join(dir, SkillFileName), defaultName: filepath.Base(dir), info: info})
-			return
-		}
-	}
 	ign = ign.Enter(dir)
-	ancestors[id] = dir
-	defer delete(ancestors, id)
+	ancestors[real] = true
+	defer delete(ancestors, real)
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") || name == "node_modules" {
 			continue
 		}
 		abs := filepath.Join(dir, name)
+		childReal := filepath.Join(real, name)
 		isDir := e.IsDir()
 		if e.Type()&fs.ModeSymlink != 0 {
 			st, ok := s.statFollow(abs)
 			if !ok {
 				continue
 			}
-			isDir = st.IsDir()
+			if isDir = st.IsDir(); isDir {
+				r, err := filepath.EvalSymlinks(abs)
+				if err != nil {
+					s.statFollow(abs)
+					continue
+				}
+				childReal = r
+			}
 		}
 		if ign.Ignored(abs, isDir) {
 			continue
 		}
 		switch {
 		case isDir:
-			s.skillDir(abs, info, rootFiles, false, ign, ancestors, depth+1, out)
+			s.skillDir(abs, childReal, info, rootFiles, false, ign, ancestors, depth+1, out)
 		case isRoot && rootFiles && strings.HasSuffix(name, ".md"):
 			*out = append(*out, candidate{path: abs, defaultName: strings.TrimSuffix(name, ".md"), info: info})
 		}
@@ -208,31 +227,49 @@ type readResult struct {
 	err  error
 }
 
-// readAll reads the candidates' files in parallel, in the order of cands.
-func readAll(cands []candidate) []readResult {
-	res := make([]readResult, len(cands))
-	workers := min(runtime.GOMAXPROCS(0)*2, len(cands))
+// parsed is a candidate read and parsed.
+type parsed[T any] struct {
+	readResult
+	val   T
+	diags []Diagnostic
+	ok    bool
+}
+
+// loadAll reads and parses the candidates on several goroutines (file
+// reads and YAML parsing dominate start-up with many resources) and
+// returns the results in the order of cands.
+func loadAll[T any](cands []candidate, parse func(c candidate, text string) (T, []Diagnostic, bool)) []parsed[T] {
+	res := make([]parsed[T], len(cands))
+	one := func(i int) {
+		r := &res[i]
+		r.readResult = readCandidate(cands[i])
+		if r.err == nil {
+			r.val, r.diags, r.ok = parse(cands[i], r.text)
+			r.text = ""
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0)*2, len(cands)/8)
 	if workers <= 1 {
-		for i, c := range cands {
-			res[i] = readCandidate(c)
+		for i := range cands {
+			one(i)
 		}
 		return res
 	}
 	var wg sync.WaitGroup
-	next := make(chan int)
+	var next atomic.Int64
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				res[i] = readCandidate(cands[i])
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(cands) {
+					return
+				}
+				one(i)
 			}
 		}()
 	}
-	for i := range cands {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	return res
 }
@@ -249,21 +286,39 @@ func readCandidate(c candidate) readResult {
 		return readResult{err: err}
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return readResult{err: err}
+	st := c.st
+	if st == nil {
+		if st, err = f.Stat(); err != nil {
+			return readResult{err: err}
+		}
 	}
 	if st.IsDir() {
 		return readResult{err: errors.New("is a directory, not a file")}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxResourceFile+1))
-	if err != nil {
-		return readResult{err: err}
+	if st.Size() > maxResourceFile {
+		return readResult{err: fmt.Errorf("file is %d bytes; the limit is %d", st.Size(), maxResourceFile)}
 	}
-	if len(data) > maxResourceFile {
-		return readResult{err: fmt.Errorf("file is larger than the limit of %d bytes", maxResourceFile)}
+	// A regular file's read comes back short only at its end, so one read
+	// of a buffer larger than the file usually does it.
+	buf := make([]byte, st.Size()+512)
+	n := 0
+	for {
+		m, err := f.Read(buf[n:])
+		n += m
+		if err == io.EOF || (err == nil && m > 0 && n < len(buf)) {
+			break
+		}
+		if err != nil {
+			return readResult{err: err}
+		}
+		if n == len(buf) {
+			if n > maxResourceFile {
+				return readResult{err: fmt.Errorf("file is larger than the limit of %d bytes", maxResourceFile)}
+			}
+			buf = append(buf, make([]byte, len(buf))...)
+		}
 	}
-	return readResult{text: string(data), id: idOf(st, c.path)}
+	return readResult{text: string(buf[:n]), id: idOf(st, c.path)}
 }
 
 // fileID identifies a file or directory independently of the path it was
