@@ -18,6 +18,9 @@ type Document struct {
 	// HasFrontMatter reports whether the file started with a front matter
 	// block.
 	HasFrontMatter bool
+	// Warning is set when the front matter was not valid YAML but could be
+	// read as plain "key: value" lines (see ParseDocument).
+	Warning string
 }
 
 // ErrUnclosedFrontMatter is returned for a file whose first line opens a
@@ -68,6 +71,11 @@ func ParseDocument(text string) (Document, error) {
 	}
 	var node yaml.Node
 	if err := yaml.Unmarshal([]byte(yamlText), &node); err != nil {
+		if fields, ok := plainFields(yamlText); ok && strings.Contains(err.Error(), "mapping values are not allowed") {
+			doc.Fields = fields
+			doc.Warning = "front matter is not valid YAML (" + yamlMessage(err) + "); it was read as plain key: value lines. Quote values that contain \": \""
+			return doc, nil
+		}
 		return doc, fmt.Errorf("invalid YAML front matter: %s", yamlMessage(err))
 	}
 	if len(node.Content) == 0 {
@@ -82,6 +90,34 @@ func ParseDocument(text string) (Document, error) {
 	}
 	doc.Fields = fields
 	return doc, nil
+}
+
+// plainFields reads front matter made only of "key: value" lines whose
+// values are plain text. It is the fallback for the most common YAML
+// mistake in skill files, an unquoted value holding ": " (as in
+// "description: Use when: ..."), which YAML rejects. Anything that looks
+// like other YAML syntax (quotes, lists, maps, block scalars, indented
+// lines) is not accepted.
+func plainFields(text string) (map[string]any, bool) {
+	fields := map[string]any{}
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, val, found := strings.Cut(line, ":")
+		if !found || key == "" || strings.TrimLeft(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			return nil, false
+		}
+		val = strings.TrimSpace(val)
+		if val == "" || strings.ContainsRune("[{\"'|>&*!%@`#", rune(val[0])) {
+			return nil, false
+		}
+		if _, dup := fields[key]; dup {
+			return nil, false
+		}
+		fields[key] = val
+	}
+	return fields, len(fields) > 0
 }
 
 func yamlMessage(err error) string {

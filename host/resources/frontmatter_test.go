@@ -30,6 +30,8 @@ func TestParseDocument(t *testing.T) {
 		{name: "tab indentation", in: "---\nname: x\n\tdescription: y\n---\n", hasFM: true, wantErr: "invalid YAML front matter"},
 		{name: "list at top level", in: "---\n- a\n- b\n---\n", hasFM: true, wantErr: "expected key: value pairs, got a list"},
 		{name: "scalar at top level", in: "---\njust text\n---\n", hasFM: true, wantErr: "expected key: value pairs"},
+		{name: "unquoted colon read as plain lines", in: "---\nname: x\ndescription: Use when: the build breaks\n---\nb", fields: map[string]any{"name": "x", "description": "Use when: the build breaks"}, body: "b", hasFM: true},
+		{name: "unquoted colon with other YAML stays an error", in: "---\nname: x\ndescription: a: b\ntags: [a, b]\n---\n", hasFM: true, wantErr: "invalid YAML"},
 		{name: "unclosed", in: "---\nname: x\nbody", body: "---\nname: x\nbody", wantErr: "not closed"},
 	}
 	for _, tt := range tests {
@@ -82,6 +84,8 @@ func TestParseSkill(t *testing.T) {
 		{name: "description too long", path: "/s/x/SKILL.md", text: "---\ndescription: " + strings.Repeat("w", 5000) + "\n---\n", ok: true, wantName: "x",
 			diagTypes: []string{DiagWarning}, diagText: []string{"5000 characters"}},
 		{name: "broken YAML", path: "/s/x/SKILL.md", text: "---\ndescription: \"open\n---\n", diagTypes: []string{DiagError}, diagText: []string{"invalid YAML"}},
+		{name: "unquoted colon", path: "/s/x/SKILL.md", text: "---\ndescription: Use when: tests fail\n---\n", ok: true, wantName: "x",
+			diagTypes: []string{DiagWarning}, diagText: []string{"Quote values"}},
 		{name: "description is a list", path: "/s/x/SKILL.md", text: "---\ndescription: [a, b]\n---\n", diagTypes: []string{DiagError}, diagText: []string{"must be text"}},
 		{name: "numeric description", path: "/s/x/SKILL.md", text: "---\ndescription: 42\n---\n", ok: true, wantName: "x"},
 		{name: "disabled for the model", path: "/s/x/SKILL.md", text: "---\ndescription: d\ndisable-model-invocation: true\n---\n", ok: true, wantName: "x", disable: true},

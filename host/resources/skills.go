@@ -34,6 +34,9 @@ func parseSkill(text, filePath, defaultName string, info SourceInfo) (Skill, []D
 	if err != nil {
 		return fail(err.Error() + "; skill not loaded")
 	}
+	if doc.Warning != "" {
+		warn(doc.Warning)
+	}
 	name, hasName, err := doc.stringField("name")
 	if err != nil {
 		return fail(err.Error() + "; skill not loaded")

@@ -26,6 +26,9 @@ func parseTemplate(text, path, name string, info SourceInfo) (Template, []Diagno
 		diag(DiagError, err.Error()+"; template not loaded")
 		return Template{}, diags, false
 	}
+	if doc.Warning != "" {
+		diag(DiagWarning, doc.Warning)
+	}
 	desc, _, err := doc.stringField("description")
 	if err != nil {
 		diag(DiagWarning, err.Error()+"; ignored")
