@@ -150,3 +150,20 @@ func TestParseTemplate(t *testing.T) {
 		t.Fatalf("name with a blank: %+v %v", diags, ok)
 	}
 }
+
+// FuzzParseDocument checks that no file content makes the front matter
+// parser panic, and that a file without a front matter block is its own
+// body.
+func FuzzParseDocument(f *testing.F) {
+	f.Add("---\nname: x\ndescription: y\n---\nbody")
+	f.Add("---\na: [1, {b: c}]\n---\n")
+	f.Add("---\n&a x: *a\n---\n")
+	f.Add("---\ndescription: a: b\n---\n")
+	f.Add("no front matter")
+	f.Fuzz(func(t *testing.T, text string) {
+		doc, err := ParseDocument(text)
+		if err == nil && !doc.HasFrontMatter && doc.Body != strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(text, "\ufeff"), "\r\n", "\n"), "\r", "\n")) {
+			t.Fatalf("body of a file without front matter changed: %q -> %q", text, doc.Body)
+		}
+	})
+}

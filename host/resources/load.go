@@ -166,7 +166,7 @@ func (set *Set) loadSkills(opts Options) {
 		}
 	}
 	set.Diagnostics = append(set.Diagnostics, s.diags...)
-	files := loadAll(cands, func(c candidate, text string) (Skill, []Diagnostic, bool) {
+	files := loadAll(KindSkill, cands, func(c candidate, text string) (Skill, []Diagnostic, bool) {
 		return parseSkill(text, c.path, c.defaultName, c.info)
 	})
 	set.skillIndex = map[string]int{}
@@ -231,7 +231,7 @@ func (set *Set) loadTemplates(opts Options) {
 		}
 	}
 	set.Diagnostics = append(set.Diagnostics, s.diags...)
-	files := loadAll(cands, func(c candidate, text string) (Template, []Diagnostic, bool) {
+	files := loadAll(KindPrompt, cands, func(c candidate, text string) (Template, []Diagnostic, bool) {
 		return parseTemplate(text, c.path, c.defaultName, c.info)
 	})
 	set.templateIndex = map[string]int{}

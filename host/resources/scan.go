@@ -238,15 +238,26 @@ type parsed[T any] struct {
 // loadAll reads and parses the candidates on several goroutines (file
 // reads and YAML parsing dominate start-up with many resources) and
 // returns the results in the order of cands.
-func loadAll[T any](cands []candidate, parse func(c candidate, text string) (T, []Diagnostic, bool)) []parsed[T] {
+func loadAll[T any](kind string, cands []candidate, parse func(c candidate, text string) (T, []Diagnostic, bool)) []parsed[T] {
 	res := make([]parsed[T], len(cands))
 	one := func(i int) {
 		r := &res[i]
 		r.readResult = readCandidate(cands[i])
-		if r.err == nil {
-			r.val, r.diags, r.ok = parse(cands[i], r.text)
-			r.text = ""
+		if r.err != nil {
+			return
 		}
+		// A file must never take the agent down, even through a bug in a
+		// parser: a panic becomes an error for that file.
+		defer func() {
+			if p := recover(); p != nil {
+				var zero T
+				r.val, r.ok = zero, false
+				r.diags = []Diagnostic{{Type: DiagError, ResourceType: kind, Path: cands[i].path,
+					Message: fmt.Sprintf("internal error while parsing: %v; not loaded", p)}}
+			}
+		}()
+		r.val, r.diags, r.ok = parse(cands[i], r.text)
+		r.text = ""
 	}
 	workers := min(runtime.GOMAXPROCS(0)*2, len(cands)/8)
 	if workers <= 1 {
