@@ -303,3 +303,7 @@ func (rt *Runtime) Close() {
 	rt.Abort()
 	rt.cancelBase()
 }
+
+// systemPrompt builds the system prompt for the current tools and
+// resources (cached; see resources.go).
+func (rt *Runtime) systemPrompt() string { return rt.cachedSystemPrompt() }

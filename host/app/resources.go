@@ -233,10 +233,10 @@ func (rt *Runtime) InvalidateSystemPrompt() {
 	rt.res.mu.Unlock()
 }
 
-// systemPrompt returns the system prompt for the active tools and the
-// current resources. It is cached and rebuilt only when the active tools,
-// the resources or the date change.
-func (rt *Runtime) systemPrompt() string {
+// cachedSystemPrompt returns the system prompt for the active tools and
+// the current resources. It is cached and rebuilt only when the active
+// tools, the resources or the date change.
+func (rt *Runtime) cachedSystemPrompt() string {
 	rt.waitResources()
 	active := rt.tools.Active()
 	now := time.Now()
