@@ -117,6 +117,9 @@ func (rt *Runtime) discoverResources(ctx context.Context, reason string) *resour
 		paths = config.ResolvePaths(rt.opts.Cwd)
 	}
 	home, _ := os.UserHomeDir()
+	if home != "" {
+		home = filepath.Clean(home)
+	}
 	opts := resources.Options{
 		Cwd: rt.opts.Cwd, AgentDir: paths.AgentDir, Home: home, ProjectTrusted: trusted,
 		NoSkills: rt.opts.NoSkills, NoTemplates: rt.opts.NoPromptTemplates, NoContextFiles: rt.opts.NoContextFiles,
