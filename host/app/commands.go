@@ -61,6 +61,13 @@ func (rt *Runtime) Commands() []SlashCommand {
 			out = append(out, c)
 		}
 	}
+	return append(out, rt.ResourceCommands()...)
+}
+
+// ResourceCommands lists the prompt templates, then the skills (as
+// "skill:<name>"), as get_commands shows them.
+func (rt *Runtime) ResourceCommands() []SlashCommand {
+	var out []SlashCommand
 	set := rt.resourceSet()
 	if set == nil {
 		return out
