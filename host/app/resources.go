@@ -210,13 +210,22 @@ func (rt *Runtime) Reload(ctx context.Context) error {
 			rt.log.Warn("reload hook failed", "phase", ReloadShutdown, "err", err)
 		}
 	}
-	rt.installResources(rt.discoverResources(ctx, "reload"))
+	rt.RediscoverResources(ctx, "reload")
 	for _, h := range hooks {
 		if err := h(ctx, ReloadStart); err != nil {
 			rt.log.Warn("reload hook failed", "phase", ReloadStart, "err", err)
 		}
 	}
 	return nil
+}
+
+// RediscoverResources runs the discovery again and installs the result,
+// without the reload hooks. The extension host calls it once its
+// extensions are loaded (reason "startup"), so that the paths their
+// resources_discover handlers return are used from the start.
+func (rt *Runtime) RediscoverResources(ctx context.Context, reason string) {
+	rt.waitResources()
+	rt.installResources(rt.discoverResources(ctx, reason))
 }
 
 // ResourceDiagnostics returns the problems found by the latest discovery.
