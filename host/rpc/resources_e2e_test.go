@@ -262,7 +262,7 @@ func TestSteerAndFollowUpExpansion(t *testing.T) {
 		".atomic/skills/lint/SKILL.md": lintSkill,
 	})
 	a := e2e.Start(t, e2e.Options{Dir: dir, Script: []map[string]any{
-		{"text": "first", "chunks": 4, "delayMs": 150}, {"text": "second"}, {"text": "third"},
+		{"text": "first turn streams slowly", "chunks": 8, "delayMs": 150}, {"text": "second"}, {"text": "third"},
 	}})
 	from := a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "start"})
