@@ -92,6 +92,20 @@ func userTexts(req map[string]any) []string {
 	return out
 }
 
+// stderrHas waits a little for text on the agent's stderr: it is copied
+// from the process independently of stdout, so it may lag behind a
+// response.
+func stderrHas(a *e2e.Agent, text string) bool {
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(a.Stderr(), text) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
 const reviewTemplate = "---\ndescription: Review the diff\nargument-hint: <file> [focus]\n---\nReview $1 with focus on ${@:2}.\n"
 const lintSkill = "---\nname: lint\ndescription: Fix lint errors in Go code.\n---\n\nRun golangci-lint and fix what it reports.\n"
 
@@ -375,7 +389,7 @@ func TestResourceProblemsAreDiagnosticsNotCrashes(t *testing.T) {
 			t.Errorf("no %s diagnostic for %s (%q) in %v", want.typ, want.rel, want.text, diags)
 		}
 	}
-	if !strings.Contains(a.Stderr(), "resource problem") {
+	if !stderrHas(a, "resource problem") {
 		t.Errorf("diagnostics not logged:\n%s", a.Stderr())
 	}
 	cmds := commands(t, a)
@@ -388,7 +402,7 @@ func TestResourceProblemsAreDiagnosticsNotCrashes(t *testing.T) {
 	if got := lastUserText(t, a.FauxRequests()[0]); got != "Quoted: [unterminated argument] []" {
 		t.Errorf("unterminated quote: %q", got)
 	}
-	if !strings.Contains(a.Stderr(), "unterminated quote") {
+	if !stderrHas(a, "unterminated quote") {
 		t.Errorf("unterminated quote not logged:\n%s", a.Stderr())
 	}
 	// Still serving.
