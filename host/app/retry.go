@@ -87,7 +87,39 @@ func (p retryPolicy) delay(attempt int, serverAsked time.Duration) (time.Duratio
 // auto_retry_end when the sequence ends. abort and abort_retry cancel the
 // wait at once.
 func (rt *Runtime) runWithRetry(run *activeRun, cfg *agent.Config, history, prompts []llm.Message) {
-	var lastErr error
+	r := rt.newRetrier(run, cfg)
+	defer r.done()
+	for {
+		created := agent.Run(run.ctx, cfg, history, prompts)
+		d, ok := r.plan(created)
+		if !ok || !r.sleep(d) {
+			return
+		}
+		rt.mu.Lock()
+		history = append([]llm.Message(nil), rt.messages...)
+		rt.mu.Unlock()
+		prompts = nil
+	}
+}
+
+// retrier carries one run's retry state. It is used from the run's
+// goroutine only: instrument the config, then after each agent.Run call
+// plan, and when plan says so, sleep and run again with no new prompts.
+type retrier struct {
+	rt      *Runtime
+	run     *activeRun
+	lastErr error      // the provider error of the latest call
+	wait    *retryWait // the retry sequence in progress, nil when none
+	policy  retryPolicy
+	attempt int
+	failed  string
+}
+
+// newRetrier wraps cfg.Stream to record provider errors (and pass the
+// thinking budgets), and cfg.Emit to send auto_retry_end as soon as a
+// retried response completes, before the rest of its turn.
+func (rt *Runtime) newRetrier(run *activeRun, cfg *agent.Config) *retrier {
+	r := &retrier{rt: rt, run: run}
 	inner, provider := cfg.Stream, cfg.Provider
 	budgets := rt.settings.ThinkingBudgets
 	cfg.Stream = func(ctx context.Context, req *llm.Request, b *llm.Builder) (err error) {
@@ -95,7 +127,7 @@ func (rt *Runtime) runWithRetry(run *activeRun, cfg *agent.Config, history, prom
 			if v := recover(); v != nil {
 				err = fmt.Errorf("provider failed: %v", v)
 			}
-			lastErr = err
+			r.lastErr = err
 		}()
 		req.ThinkingBudgets = budgets
 		switch {
@@ -106,93 +138,105 @@ func (rt *Runtime) runWithRetry(run *activeRun, cfg *agent.Config, history, prom
 		}
 		return fmt.Errorf("no model selected")
 	}
-
-	// auto_retry_end for a success is sent as soon as the retried
-	// response completes, before the rest of its turn.
-	var wait *retryWait
 	emit := cfg.Emit
 	cfg.Emit = func(ev events.Event) {
 		emit(ev)
-		if end, ok := ev.(events.MessageEnd); ok && wait != nil && end.Message.Role == llm.RoleAssistant {
+		if end, ok := ev.(events.MessageEnd); ok && r.wait != nil && end.Message.Role == llm.RoleAssistant {
 			switch end.Message.StopReason {
 			case llm.StopError:
 			case llm.StopAborted:
-				rt.endRetry(wait, false, end.Message.ErrorMessage)
-				wait = nil
+				rt.endRetry(r.wait, false, end.Message.ErrorMessage)
+				r.wait = nil
 			default:
-				rt.endRetry(wait, true, "")
-				wait = nil
+				rt.endRetry(r.wait, true, "")
+				r.wait = nil
 			}
 		}
 	}
-	defer func() {
-		rt.mu.Lock()
-		if rt.prov.retry != nil && rt.prov.retry == wait {
-			rt.prov.retry = nil
-		}
-		rt.mu.Unlock()
-	}()
+	return r
+}
 
-	for {
-		lastErr = nil
-		created := agent.Run(run.ctx, cfg, history, prompts)
-		failed := lastAssistant(created)
-		if failed == nil || failed.StopReason != llm.StopError {
-			return
-		}
-		if run.ctx.Err() != nil {
-			if wait != nil {
-				rt.endRetry(wait, false, RetryCancelled)
-			}
-			return
-		}
-		policy := rt.retryPolicy()
-		window := 0
-		if m := rt.currentModel(); m != nil {
-			window = m.ContextWindow
-		}
-		retryable := policy.enabled && llm.IsTransient(lastErr, failed.ErrorMessage) && !llm.IsContextOverflow(failed, window)
-		attempt := 1
-		if wait != nil {
-			attempt = wait.attempt + 1
-		}
-		d, ok := policy.delay(attempt, llm.RetryAfterOf(lastErr))
-		if retryable && !ok {
-			rt.log.Warn("not retrying: the provider asks to wait longer than retry.maxDelayMs", "delay", d, "maxDelay", policy.max)
-		}
-		if !retryable || !ok || attempt > policy.maxRetries || (wait != nil && wait.cancelled()) {
-			if wait != nil {
-				rt.endRetry(wait, false, failed.ErrorMessage)
-			}
-			return
-		}
-		if wait == nil {
-			wait = &retryWait{stop: make(chan struct{})}
-		}
-		wait.attempt = attempt
-		rt.mu.Lock()
-		rt.prov.retry = wait
-		// The failed message stays in the session file but leaves the
-		// context the next attempt sees.
-		if n := len(rt.messages); n > 0 && rt.messages[n-1].Role == llm.RoleAssistant && rt.messages[n-1].StopReason == llm.StopError {
-			rt.messages = rt.messages[:n-1]
-		}
-		history = append([]llm.Message(nil), rt.messages...)
-		rt.mu.Unlock()
-		prompts = nil
-		rt.Emit(events.AutoRetryStart{Attempt: attempt, MaxAttempts: policy.maxRetries, DelayMs: d.Milliseconds(), ErrorMessage: failed.ErrorMessage})
-		timer := time.NewTimer(d)
-		select {
-		case <-timer.C:
-		case <-wait.stop:
-		case <-run.ctx.Done():
-		}
-		timer.Stop()
-		if wait.cancelled() || run.ctx.Err() != nil {
-			rt.endRetry(wait, false, RetryCancelled)
-			return
-		}
+// plan looks at the messages a run created and decides whether to retry.
+// When it does, it removes the failed message from the context (it stays
+// in the session file) and returns the delay; otherwise it ends a retry
+// sequence in progress with auto_retry_end.
+func (r *retrier) plan(created []llm.Message) (time.Duration, bool) {
+	rt := r.rt
+	failed := lastAssistant(created)
+	lastErr := r.lastErr
+	r.lastErr = nil
+	if failed == nil || failed.StopReason != llm.StopError {
+		return 0, false
 	}
+	if r.run.ctx.Err() != nil {
+		if r.wait != nil {
+			rt.endRetry(r.wait, false, RetryCancelled)
+			r.wait = nil
+		}
+		return 0, false
+	}
+	policy := rt.retryPolicy()
+	window := 0
+	if m := rt.currentModel(); m != nil {
+		window = m.ContextWindow
+	}
+	retryable := policy.enabled && llm.IsTransient(lastErr, failed.ErrorMessage) && !llm.IsContextOverflow(failed, window)
+	attempt := 1
+	if r.wait != nil {
+		attempt = r.wait.attempt + 1
+	}
+	d, ok := policy.delay(attempt, llm.RetryAfterOf(lastErr))
+	if retryable && !ok {
+		rt.log.Warn("not retrying: the provider asks to wait longer than retry.maxDelayMs", "delay", d, "maxDelay", policy.max)
+	}
+	if !retryable || !ok || attempt > policy.maxRetries || (r.wait != nil && r.wait.cancelled()) {
+		if r.wait != nil {
+			rt.endRetry(r.wait, false, failed.ErrorMessage)
+			r.wait = nil
+		}
+		return 0, false
+	}
+	if r.wait == nil {
+		r.wait = &retryWait{stop: make(chan struct{})}
+	}
+	r.wait.attempt = attempt
+	r.policy, r.attempt, r.failed = policy, attempt, failed.ErrorMessage
+	rt.mu.Lock()
+	rt.prov.retry = r.wait
+	if n := len(rt.messages); n > 0 && rt.messages[n-1].Role == llm.RoleAssistant && rt.messages[n-1].StopReason == llm.StopError {
+		rt.messages = rt.messages[:n-1]
+	}
+	rt.mu.Unlock()
+	return d, true
+}
+
+// sleep emits auto_retry_start and waits d. It returns false (after
+// auto_retry_end) when abort or abort_retry ended the wait.
+func (r *retrier) sleep(d time.Duration) bool {
+	w := r.wait
+	r.rt.Emit(events.AutoRetryStart{Attempt: r.attempt, MaxAttempts: r.policy.maxRetries, DelayMs: d.Milliseconds(), ErrorMessage: r.failed})
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-w.stop:
+	case <-r.run.ctx.Done():
+	}
+	if w.cancelled() || r.run.ctx.Err() != nil {
+		r.rt.endRetry(w, false, RetryCancelled)
+		r.wait = nil
+		return false
+	}
+	return true
+}
+
+// done forgets a retry sequence the run leaves behind.
+func (r *retrier) done() {
+	r.rt.mu.Lock()
+	if r.wait != nil && r.rt.prov.retry == r.wait {
+		r.rt.prov.retry = nil
+	}
+	r.rt.mu.Unlock()
 }
 
 func (rt *Runtime) endRetry(w *retryWait, success bool, finalError string) {
