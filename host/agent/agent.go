@@ -93,6 +93,10 @@ func (r *run) deliver(m llm.Message) {
 }
 
 func (r *run) loop(ctx context.Context, pending []llm.Message) {
+	// Steering queued while the agent was idle joins the prompts.
+	if r.cfg.Steering != nil {
+		pending = append(pending[:len(pending):len(pending)], r.cfg.Steering()...)
+	}
 	for {
 		moreTools := true
 		for moreTools || len(pending) > 0 {
