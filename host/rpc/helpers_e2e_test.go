@@ -134,3 +134,5 @@ func waitDelta(a *e2e.Agent, from int) {
 func slowStep(text string, n, delayMs int) map[string]any {
 	return map[string]any{"text": strings.Repeat(text, n), "chunks": n, "delayMs": delayMs}
 }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
