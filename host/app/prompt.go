@@ -99,6 +99,8 @@ func (rt *Runtime) FollowUp(text string, images []llm.ContentBlock) error {
 }
 
 func (rt *Runtime) enqueue(steer bool, text string, images []llm.ContentBlock) {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
 	q := queued{text: text, msg: userMessage(text, images)}
 	if steer {
@@ -124,6 +126,8 @@ func (rt *Runtime) queueEventLocked() events.QueueUpdate {
 
 // dequeue takes queued messages according to the mode.
 func (rt *Runtime) dequeue(steer bool) []llm.Message {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
 	q, mode := &rt.followUp, rt.followUpMode
 	if steer {
@@ -152,6 +156,8 @@ func (rt *Runtime) dequeue(steer bool) []llm.Message {
 
 // ClearQueue removes every queued message and returns their texts.
 func (rt *Runtime) ClearQueue() (steering, followUp []string) {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
 	ev := rt.queueEventLocked()
 	changed := len(rt.steering)+len(rt.followUp) > 0

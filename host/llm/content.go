@@ -39,6 +39,10 @@ type ContentBlock struct {
 	Name             string
 	Arguments        map[string]any
 	ThoughtSignature string
+
+	// Extra holds fields read from JSON that this type does not know
+	// (for example a tool call's "namespace"); they are written back.
+	Extra map[string]json.RawMessage
 }
 
 // Text returns a text block.
@@ -87,7 +91,17 @@ func (b ContentBlock) MarshalJSON() ([]byte, error) {
 	default:
 		w.OptStr("text", b.Text)
 	}
+	w.Extra(b.Extra)
 	return w.Close()
+}
+
+// knownBlockKeys are the keys each block type reads; anything else is kept
+// in Extra.
+var knownBlockKeys = map[string]map[string]bool{
+	BlockText:     {"type": true, "text": true, "textSignature": true},
+	BlockThinking: {"type": true, "thinking": true, "thinkingSignature": true, "redacted": true},
+	BlockImage:    {"type": true, "data": true, "mimeType": true},
+	BlockToolCall: {"type": true, "id": true, "name": true, "arguments": true, "thoughtSignature": true},
 }
 
 // UnmarshalJSON reads any block shape leniently.
@@ -109,9 +123,29 @@ func (b *ContentBlock) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	*b = ContentBlock(raw)
+	*b = ContentBlock{
+		Type: raw.Type, Text: raw.Text, TextSignature: raw.TextSignature,
+		Thinking: raw.Thinking, ThinkingSignature: raw.ThinkingSignature, Redacted: raw.Redacted,
+		Data: raw.Data, MimeType: raw.MimeType,
+		ID: raw.ID, Name: raw.Name, Arguments: raw.Arguments, ThoughtSignature: raw.ThoughtSignature,
+	}
 	if b.Type == BlockToolCall && b.Arguments == nil {
 		b.Arguments = map[string]any{}
+	}
+	known, ok := knownBlockKeys[b.Type]
+	if !ok {
+		known = map[string]bool{"type": true, "text": true}
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err == nil {
+		for k, v := range all {
+			if !known[k] {
+				if b.Extra == nil {
+					b.Extra = map[string]json.RawMessage{}
+				}
+				b.Extra[k] = v
+			}
+		}
 	}
 	return nil
 }
@@ -127,9 +161,10 @@ type Content struct {
 // TextContent returns content holding one text block.
 func TextContent(s string) Content { return Content{Blocks: []ContentBlock{Text(s)}} }
 
-// MarshalJSON implements json.Marshaler.
+// MarshalJSON implements json.Marshaler. Content read as a string is
+// written as a string again only while it still is one plain text block.
 func (c Content) MarshalJSON() ([]byte, error) {
-	if c.AsString && len(c.Blocks) <= 1 {
+	if c.AsString && c.isPlainText() {
 		s := ""
 		if len(c.Blocks) == 1 {
 			s = c.Blocks[0].Text
@@ -140,6 +175,19 @@ func (c Content) MarshalJSON() ([]byte, error) {
 		return []byte("[]"), nil
 	}
 	return json.Marshal(c.Blocks)
+}
+
+// isPlainText reports whether the content can be written as a string
+// without losing anything.
+func (c Content) isPlainText() bool {
+	switch len(c.Blocks) {
+	case 0:
+		return true
+	case 1:
+		b := c.Blocks[0]
+		return b.Type == BlockText && b.TextSignature == "" && len(b.Extra) == 0
+	}
+	return false
 }
 
 // UnmarshalJSON accepts a string or an array of blocks.

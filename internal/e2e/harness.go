@@ -27,6 +27,7 @@ var (
 )
 
 // Binary builds cmd/atomic once per test process and returns its path.
+// With ATOMIC_E2E_RACE=1 in the environment it is built with -race.
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -41,7 +42,11 @@ func Binary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "atomic")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/atomic")
+		args := []string{"build", "-o", binPath}
+		if os.Getenv("ATOMIC_E2E_RACE") != "" {
+			args = append(args, "-race") // race-check the binary too
+		}
+		cmd := exec.Command("go", append(args, "./cmd/atomic")...)
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -244,6 +249,9 @@ func Start(t testing.TB, opts Options) *Agent {
 		a.waitEOF(2 * time.Second)
 		if !opts.RawStdout {
 			a.checkStdout()
+		}
+		if strings.Contains(a.Stderr(), "WARNING: DATA RACE") {
+			t.Errorf("the agent reported a data race")
 		}
 		if t.Failed() {
 			t.Logf("agent stderr:\n%s", a.Stderr())
