@@ -42,9 +42,9 @@ func (e AssistantEvent) MarshalJSON() ([]byte, error) {
 
 // AppendJSON appends the wire shape of the event to dst.
 func (e AssistantEvent) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"type":"`...)
-	dst = append(dst, e.Type...)
-	dst = append(dst, `","contentIndex":`...)
+	dst = append(dst, `{"type":`...)
+	dst = AppendString(dst, e.Type)
+	dst = append(dst, `,"contentIndex":`...)
 	dst = appendInt(dst, e.ContentIndex)
 	switch e.Type {
 	case EvTextDelta, EvThinkingDelta, EvToolCallDelta:
@@ -55,9 +55,8 @@ func (e AssistantEvent) AppendJSON(dst []byte) []byte {
 		dst = AppendString(dst, e.Content)
 	case EvToolCallEnd:
 		if e.ToolCall != nil {
-			b, _ := json.Marshal(e.ToolCall)
 			dst = append(dst, `,"toolCall":`...)
-			dst = append(dst, b...)
+			dst = e.ToolCall.AppendJSON(dst)
 		}
 	}
 	return append(dst, '}')

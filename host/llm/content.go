@@ -7,7 +7,6 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // Content block types.
@@ -63,36 +62,40 @@ func ToolCall(id, name string, args map[string]any) ContentBlock {
 
 // MarshalJSON writes only the fields of the block's type, with required
 // fields always present (an empty text block still has "text":"").
-func (b ContentBlock) MarshalJSON() ([]byte, error) {
-	w := jsonw.Object{}
-	w.Str("type", b.Type)
+func (b ContentBlock) MarshalJSON() ([]byte, error) { return b.AppendJSON(nil), nil }
+
+// AppendJSON appends the block's JSON to dst.
+func (b ContentBlock) AppendJSON(dst []byte) []byte {
+	w := objWriter{buf: dst}
+	w.str("type", b.Type)
 	switch b.Type {
 	case BlockText:
-		w.Str("text", b.Text)
-		w.OptStr("textSignature", b.TextSignature)
+		w.str("text", b.Text)
+		w.optStr("textSignature", b.TextSignature)
 	case BlockThinking:
-		w.Str("thinking", b.Thinking)
-		w.OptStr("thinkingSignature", b.ThinkingSignature)
+		w.str("thinking", b.Thinking)
+		w.optStr("thinkingSignature", b.ThinkingSignature)
 		if b.Redacted {
-			w.Raw("redacted", []byte("true"))
+			w.boolean("redacted", true)
 		}
 	case BlockImage:
-		w.Str("data", b.Data)
-		w.Str("mimeType", b.MimeType)
+		w.str("data", b.Data)
+		w.str("mimeType", b.MimeType)
 	case BlockToolCall:
-		w.Str("id", b.ID)
-		w.Str("name", b.Name)
-		args := b.Arguments
-		if args == nil {
-			args = map[string]any{}
+		w.str("id", b.ID)
+		w.str("name", b.Name)
+		if b.Arguments == nil {
+			w.key("arguments")
+			w.buf = append(w.buf, '{', '}')
+		} else {
+			w.value("arguments", b.Arguments)
 		}
-		w.Val("arguments", args)
-		w.OptStr("thoughtSignature", b.ThoughtSignature)
+		w.optStr("thoughtSignature", b.ThoughtSignature)
 	default:
-		w.OptStr("text", b.Text)
+		w.optStr("text", b.Text)
 	}
-	w.Extra(b.Extra)
-	return w.Close()
+	w.extra(b.Extra)
+	return w.close()
 }
 
 // knownBlockKeys are the keys each block type reads; anything else is kept
@@ -163,18 +166,18 @@ func TextContent(s string) Content { return Content{Blocks: []ContentBlock{Text(
 
 // MarshalJSON implements json.Marshaler. Content read as a string is
 // written as a string again only while it still is one plain text block.
-func (c Content) MarshalJSON() ([]byte, error) {
+func (c Content) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
+
+// AppendJSON appends the content's JSON to dst.
+func (c Content) AppendJSON(dst []byte) []byte {
 	if c.AsString && c.isPlainText() {
 		s := ""
 		if len(c.Blocks) == 1 {
 			s = c.Blocks[0].Text
 		}
-		return json.Marshal(s)
+		return AppendString(dst, s)
 	}
-	if c.Blocks == nil {
-		return []byte("[]"), nil
-	}
-	return json.Marshal(c.Blocks)
+	return appendBlocks(dst, c.Blocks)
 }
 
 // isPlainText reports whether the content can be written as a string

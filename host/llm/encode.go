@@ -76,7 +76,3 @@ func AppendUsage(dst []byte, u Usage) []byte {
 	dst = appendFloat(dst, u.Cost.Total)
 	return append(dst, '}', '}')
 }
-
-func appendFloat(dst []byte, f float64) []byte {
-	return strconv.AppendFloat(dst, f, 'g', -1, 64)
-}

@@ -52,17 +52,23 @@ func (e *LineError) Error() string { return e.Err.Error() }
 // "unknown" for JSON that is not a command object, and no command at all
 // when "type" is missing.
 func ParseCommand(line []byte) (*Request, *LineError) {
-	if !json.Valid(line) {
-		return nil, &LineError{Command: "parse", Err: errors.New("Failed to parse command: " + syntaxMessage(line))}
-	}
-	if first := bytes.TrimLeft(line, " \t\r\n"); len(first) == 0 || first[0] != '{' {
-		return nil, &LineError{Command: "unknown", Err: errors.New("Invalid command: a command must be a JSON object")}
-	}
 	var env struct {
 		ID   json.RawMessage `json:"id"`
 		Type json.RawMessage `json:"type"`
 	}
+	if first := bytes.TrimLeft(line, " \t\r\n"); len(first) == 0 || first[0] != '{' {
+		if !json.Valid(line) {
+			return nil, &LineError{Command: "parse", Err: errors.New("Failed to parse command: " + syntaxMessage(line))}
+		}
+		return nil, &LineError{Command: "unknown", Err: errors.New("Invalid command: a command must be a JSON object")}
+	}
+	// Unmarshal checks the whole line before decoding anything, so a
+	// syntax error anywhere is reported as one.
 	if err := json.Unmarshal(line, &env); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &LineError{Command: "parse", Err: errors.New("Failed to parse command: " + err.Error())}
+		}
 		// Not reachable for a valid object; kept so that a decoder change
 		// cannot turn into a crash.
 		return nil, &LineError{Command: "unknown", Err: fmt.Errorf("Invalid command: %v", err)}
