@@ -42,12 +42,12 @@ func TestMessageRoundTrips(t *testing.T) {
 			`"stopReason":"error","errorMessage":"529 overloaded","timestamp":2}`,
 		"redacted thinking": `{"role":"assistant","content":[{"type":"thinking","thinking":"","redacted":true}],"api":"a","provider":"p","model":"m",` +
 			`"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2}`,
-		"tool result": `{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"out"}],"details":{"truncation":null,"n":[1,2]},"isError":true,"timestamp":3}`,
-		"bash":        `{"role":"bashExecution","command":"ls","output":"a\nb","exitCode":2,"cancelled":false,"truncated":true,"fullOutputPath":"/tmp/x","excludeFromContext":true,"timestamp":4}`,
-		"bash killed": `{"role":"bashExecution","command":"sleep 9","output":"","cancelled":true,"truncated":false,"timestamp":4}`,
-		"custom":      `{"role":"custom","customType":"note","content":"remember","display":true,"details":{"x":1},"timestamp":6}`,
-		"summary":     `{"role":"branchSummary","summary":"we tried X","fromId":"abcd1234","timestamp":7}`,
-		"unknown role": `{"role":"somethingNew","content":[{"type":"text","text":"t"}],"timestamp":8,"field":"kept"}`,
+		"tool result":   `{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"out"}],"details":{"truncation":null,"n":[1,2]},"isError":true,"timestamp":3}`,
+		"bash":          `{"role":"bashExecution","command":"ls","output":"a\nb","exitCode":2,"cancelled":false,"truncated":true,"fullOutputPath":"/tmp/x","excludeFromContext":true,"timestamp":4}`,
+		"bash killed":   `{"role":"bashExecution","command":"sleep 9","output":"","cancelled":true,"truncated":false,"timestamp":4}`,
+		"custom":        `{"role":"custom","customType":"note","content":"remember","display":true,"details":{"x":1},"timestamp":6}`,
+		"summary":       `{"role":"branchSummary","summary":"we tried X","fromId":"abcd1234","timestamp":7}`,
+		"unknown role":  `{"role":"somethingNew","content":[{"type":"text","text":"t"}],"timestamp":8,"field":"kept"}`,
 		"unknown block": `{"role":"user","content":[{"type":"audio","data":"AAA","format":"wav"},{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}],"timestamp":9}`,
 	}
 	for name, in := range cases {
