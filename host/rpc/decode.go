@@ -83,6 +83,13 @@ func ParseCommand(line []byte) (*Request, *LineError) {
 	return req, nil
 }
 
+// IsUIResponse reports whether req answers an extension UI request: such
+// records carry a string id and never get a response. Without a string id
+// the record is treated as an (unknown) command and answered.
+func IsUIResponse(req *Request) bool {
+	return req.Type == "extension_ui_response" && len(req.ID) > 0 && req.ID[0] == '"'
+}
+
 // syntaxMessage describes why line is not JSON.
 func syntaxMessage(line []byte) string {
 	if len(bytes.TrimSpace(line)) == 0 {

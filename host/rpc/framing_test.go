@@ -149,3 +149,48 @@ func TestDecodeErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadLines compares ReadLines, read in uneven chunks, with the
+// definition of the framing: split on LF, drop the empty piece after a
+// final LF, strip one trailing CR from each record.
+func FuzzReadLines(f *testing.F) {
+	for _, s := range []string{"", "a", "a\n", "a\r\n\r\n", "\r", "\n\r", "x\u2028y\n", strings.Repeat("z", 70000) + "\r\nq"} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
+		var want []string
+		if len(data) > 0 {
+			pieces := strings.Split(string(data), "\n")
+			if strings.HasSuffix(string(data), "\n") {
+				pieces = pieces[:len(pieces)-1]
+			}
+			for _, p := range pieces {
+				want = append(want, strings.TrimSuffix(p, "\r"))
+			}
+		}
+		var got []string
+		r := &chunkReader{data: data, n: int(chunk%17) + 1}
+		if err := ReadLines(r, func(l []byte) { got = append(got, string(l)) }); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("input %q\n got  %q\n want %q", data, got, want)
+		}
+	})
+}
+
+// chunkReader returns at most n bytes per Read.
+type chunkReader struct {
+	data []byte
+	n    int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(c.n, len(p), len(c.data))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}

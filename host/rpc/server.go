@@ -193,7 +193,7 @@ func (s *Server) HandleLine(line []byte) {
 		s.enqueue(&Request{ID: lerr.ID, fail: lerr})
 		return
 	}
-	if req.Type == "extension_ui_response" {
+	if IsUIResponse(req) {
 		if s.UI != nil {
 			s.UI(req.Raw)
 		}
