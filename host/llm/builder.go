@@ -81,6 +81,7 @@ type Builder struct {
 	model    Model
 	sink     Sink
 	args     map[int]*strings.Builder // raw tool-call argument JSON per block
+	texts    map[int]*strings.Builder // text or thinking of open blocks (appending to a string would copy it on every delta)
 	open     map[int]bool
 	stopSet  bool
 	finished bool
@@ -96,7 +97,23 @@ func NewBuilder(model Model, sink Sink) *Builder {
 		model: model,
 		sink:  sink,
 		args:  map[int]*strings.Builder{},
+		texts: map[int]*strings.Builder{},
 		open:  map[int]bool{},
+	}
+}
+
+// syncText copies the accumulated text of open block idx into the
+// message; b.mu is held.
+func (b *Builder) syncText(idx int) {
+	sb := b.texts[idx]
+	if sb == nil {
+		return
+	}
+	blk := &b.msg.Content.Blocks[idx]
+	if blk.Type == BlockThinking {
+		blk.Thinking = sb.String()
+	} else {
+		blk.Text = sb.String()
 	}
 }
 
@@ -104,6 +121,9 @@ func NewBuilder(model Model, sink Sink) *Builder {
 func (b *Builder) Snapshot() Message {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for idx := range b.texts {
+		b.syncText(idx)
+	}
 	return b.msg.Clone()
 }
 
@@ -133,8 +153,11 @@ func (b *Builder) start(block ContentBlock, typ string) int {
 		idx = len(b.msg.Content.Blocks)
 		b.msg.Content.Blocks = append(b.msg.Content.Blocks, block)
 		b.open[idx] = true
-		if block.Type == BlockToolCall {
+		switch block.Type {
+		case BlockToolCall:
 			b.args[idx] = &strings.Builder{}
+		case BlockText, BlockThinking:
+			b.texts[idx] = &strings.Builder{}
 		}
 		b.emit(AssistantEvent{Type: typ, ContentIndex: idx})
 	})
@@ -164,10 +187,10 @@ func (b *Builder) Delta(idx int, delta string) {
 		blk := &b.msg.Content.Blocks[idx]
 		switch blk.Type {
 		case BlockText:
-			blk.Text += delta
+			b.texts[idx].WriteString(delta)
 			b.emit(AssistantEvent{Type: EvTextDelta, ContentIndex: idx, Delta: delta})
 		case BlockThinking:
-			blk.Thinking += delta
+			b.texts[idx].WriteString(delta)
 			b.emit(AssistantEvent{Type: EvThinkingDelta, ContentIndex: idx, Delta: delta})
 		case BlockToolCall:
 			if sb := b.args[idx]; sb != nil {
@@ -216,6 +239,8 @@ func (b *Builder) end(idx int) {
 		return
 	}
 	delete(b.open, idx)
+	b.syncText(idx)
+	delete(b.texts, idx)
 	blk := &b.msg.Content.Blocks[idx]
 	switch blk.Type {
 	case BlockText:
