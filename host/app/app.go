@@ -73,6 +73,10 @@ type Runtime struct {
 	// qmu serialises queue changes with their queue_update events, so
 	// that the last event a client sees matches the queue.
 	qmu sync.Mutex
+	// settleMu makes the end of a run (clearing it and agent_settled)
+	// atomic with respect to starting a new one. Lock order: settleMu,
+	// qmu, mu.
+	settleMu sync.Mutex
 
 	mu           sync.Mutex
 	sess         *session.Session

@@ -45,6 +45,10 @@ func userMessage(text string, images []llm.ContentBlock) llm.Message {
 // the run's events.
 func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 	text := rt.expandInput(in.Text)
+	// A run that is finishing is either still active or fully settled
+	// here, never half done.
+	rt.settleMu.Lock()
+	defer rt.settleMu.Unlock()
 	rt.mu.Lock()
 	if rt.closing {
 		rt.mu.Unlock()
@@ -129,12 +133,25 @@ func (rt *Runtime) dequeue(steer bool) []llm.Message {
 	rt.qmu.Lock()
 	defer rt.qmu.Unlock()
 	rt.mu.Lock()
+	out := rt.takeLocked(steer)
+	if out == nil {
+		rt.mu.Unlock()
+		return nil
+	}
+	ev := rt.queueEventLocked()
+	rt.mu.Unlock()
+	rt.Emit(ev)
+	return out
+}
+
+// takeLocked removes queued messages according to the mode (one, or all)
+// and returns them stamped with the time of delivery; rt.mu is held.
+func (rt *Runtime) takeLocked(steer bool) []llm.Message {
 	q, mode := &rt.followUp, rt.followUpMode
 	if steer {
 		q, mode = &rt.steering, rt.steeringMode
 	}
 	if len(*q) == 0 {
-		rt.mu.Unlock()
 		return nil
 	}
 	n := 1
@@ -143,15 +160,21 @@ func (rt *Runtime) dequeue(steer bool) []llm.Message {
 	}
 	taken := (*q)[:n]
 	*q = append([]queued(nil), (*q)[n:]...)
-	ev := rt.queueEventLocked()
-	rt.mu.Unlock()
-	rt.Emit(ev)
 	out := make([]llm.Message, len(taken))
 	for i, t := range taken {
 		out[i] = t.msg
 		out[i].Timestamp = llm.Now()
 	}
 	return out
+}
+
+// takeNextLocked takes what a continuation run starts with: steering
+// messages, or else follow-ups; rt.mu is held.
+func (rt *Runtime) takeNextLocked() []llm.Message {
+	if msgs := rt.takeLocked(true); len(msgs) > 0 {
+		return msgs
+	}
+	return rt.takeLocked(false)
 }
 
 // ClearQueue removes every queued message and returns their texts.
@@ -199,23 +222,76 @@ func (rt *Runtime) beginRunLocked() *activeRun {
 	return run
 }
 
-// execute runs the agent for prompts and clears the run when done.
+// execute runs the agent for prompts. A message queued too late for the
+// agent loop to pick it up (after its last look at the queues) starts
+// another round instead of waiting for the next prompt. When nothing is
+// left the run is cleared and agent_settled emitted, with settleMu held so
+// that no new run starts in between.
 func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
-	defer func() {
+	for {
+		cfg := rt.agentConfig()
 		rt.mu.Lock()
-		if rt.run == run {
-			rt.run = nil
-		}
+		history := append([]llm.Message(nil), rt.messages...)
 		rt.mu.Unlock()
+		agent.Run(run.ctx, cfg, history, prompts)
+
+		rt.settleMu.Lock()
+		if prompts = rt.nextOrFinish(run); prompts != nil {
+			rt.settleMu.Unlock()
+			continue
+		}
 		run.cancel()
 		close(run.done)
 		rt.Emit(events.AgentSettled{})
-	}()
-	cfg := rt.agentConfig()
+		rt.settleMu.Unlock()
+		return
+	}
+}
+
+// nextOrFinish returns the queued messages to continue run with, or clears
+// the run and returns nil (always nil for an aborted run).
+func (rt *Runtime) nextOrFinish(run *activeRun) []llm.Message {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
-	history := append([]llm.Message(nil), rt.messages...)
+	if run.ctx.Err() == nil && !rt.closing {
+		if msgs := rt.takeNextLocked(); len(msgs) > 0 {
+			ev := rt.queueEventLocked()
+			rt.mu.Unlock()
+			rt.Emit(ev)
+			return msgs
+		}
+	}
+	if rt.run == run {
+		rt.run = nil
+	}
 	rt.mu.Unlock()
-	agent.Run(run.ctx, cfg, history, prompts)
+	return nil
+}
+
+// ContinueQueued starts a run for messages still queued when the agent is
+// idle (after an abort, queued steering and follow-up messages go on). It
+// does nothing while a run is active or when the queues are empty.
+func (rt *Runtime) ContinueQueued() {
+	rt.settleMu.Lock()
+	defer rt.settleMu.Unlock()
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
+	rt.mu.Lock()
+	if rt.run != nil || rt.closing || rt.model == nil {
+		rt.mu.Unlock()
+		return
+	}
+	msgs := rt.takeNextLocked()
+	if len(msgs) == 0 {
+		rt.mu.Unlock()
+		return
+	}
+	run := rt.beginRunLocked()
+	ev := rt.queueEventLocked()
+	rt.mu.Unlock()
+	rt.Emit(ev)
+	go rt.execute(run, msgs)
 }
 
 func (rt *Runtime) agentConfig() *agent.Config {
@@ -266,15 +342,20 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 }
 
 // Abort cancels the run in flight and waits until it has stopped.
-func (rt *Runtime) Abort() {
+func (rt *Runtime) Abort() { rt.AbortRun() }
+
+// AbortRun cancels the run in flight, waits until it has stopped, and
+// reports whether there was one.
+func (rt *Runtime) AbortRun() bool {
 	rt.mu.Lock()
 	run := rt.run
 	rt.mu.Unlock()
 	if run == nil {
-		return
+		return false
 	}
 	run.cancel()
 	<-run.done
+	return true
 }
 
 // WaitIdle blocks until no run is in flight or ctx ends.

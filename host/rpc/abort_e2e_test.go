@@ -233,3 +233,49 @@ func TestSIGTERMDuringBash(t *testing.T) {
 		}
 	}
 }
+
+func TestAbortContinuesWithQueuedMessages(t *testing.T) {
+	a := e2e.Start(t, e2e.Options{Script: []map[string]any{
+		slowStep("tick ", 400, 25),
+		{"text": "handled the steer"},
+		{"text": "handled the follow-up"},
+	}})
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "long"})
+	waitDelta(a, from)
+	a.MustSucceed(map[string]any{"type": "steer", "message": "S"})
+	a.MustSucceed(map[string]any{"type": "follow_up", "message": "F"})
+	a.MustSucceed(map[string]any{"id": "ab", "type": "abort"})
+	// The aborted run ends, abort answers, then the queue goes on in a new
+	// run: the steering message first, the follow-up when it stops.
+	a.WaitFrom(from+indexOf(a.Records(from), 0, isResponseTo("ab")), wait, isType("agent_start"))
+	recs := a.Records(from)
+	respAt := indexOf(recs, 0, isResponseTo("ab"))
+	firstEnd := indexOf(recs, 0, isType("agent_end"))
+	nextStart := indexOf(recs, firstEnd, isType("agent_start"))
+	if firstEnd > respAt || nextStart < respAt {
+		t.Fatalf("order: %v", e2e.Types(recs))
+	}
+	a.WaitFrom(from+nextStart, wait, isType("agent_end"))
+	run := runRecords(a, from+nextStart)
+	requireEqual(t, "continued run", userTexts(run), [][]string{{"S"}, {"F"}})
+	st := obj(a.MustSucceed(map[string]any{"type": "get_state"}), "data")
+	if st["pendingMessageCount"] != 0.0 {
+		t.Fatalf("queue not drained: %v", st)
+	}
+}
+
+func TestClearQueueThenAbortStops(t *testing.T) {
+	a := e2e.Start(t, e2e.Options{Script: []map[string]any{slowStep("tick ", 400, 25)}})
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "long"})
+	waitDelta(a, from)
+	a.MustSucceed(map[string]any{"type": "steer", "message": "S"})
+	cleared := a.MustSucceed(map[string]any{"type": "clear_queue"})
+	requireEqual(t, "cleared", obj(cleared, "data")["steering"], any([]any{"S"}))
+	a.MustSucceed(map[string]any{"type": "abort"})
+	a.MustSucceed(map[string]any{"id": "sentinel", "type": "get_state"})
+	if n := len(ofType(a.Records(from), "agent_start")); n != 1 {
+		t.Fatalf("%d runs after clear_queue + abort", n)
+	}
+}
