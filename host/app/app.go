@@ -73,10 +73,6 @@ type Runtime struct {
 	// qmu serialises queue changes with their queue_update events, so
 	// that the last event a client sees matches the queue.
 	qmu sync.Mutex
-	// settleMu makes the end of a run (clearing it and agent_settled)
-	// atomic with respect to starting a new one. Lock order: settleMu,
-	// qmu, mu.
-	settleMu sync.Mutex
 
 	mu           sync.Mutex
 	sess         *session.Session
@@ -89,14 +85,19 @@ type Runtime struct {
 	followUpMode string
 	autoCompact  bool
 	autoRetry    bool
-	run          *activeRun
+	run          *activeRun // the active run; cleared when it decides to end, just before agent_end
+	last         *activeRun // the latest run, which may still be emitting its last events
 	closing      bool
 }
 
+// activeRun is one run of the agent, from the prompt that started it to
+// its agent_settled event.
 type activeRun struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the agent loop has returned (after agent_end)
+	settled chan struct{} // closed after agent_settled was emitted
+	prev    *activeRun    // the run before; this one starts once prev settled
 }
 
 // New builds a runtime from options.

@@ -45,10 +45,6 @@ func userMessage(text string, images []llm.ContentBlock) llm.Message {
 // the run's events.
 func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 	text := rt.expandInput(in.Text)
-	// A run that is finishing is either still active or fully settled
-	// here, never half done.
-	rt.settleMu.Lock()
-	defer rt.settleMu.Unlock()
 	rt.mu.Lock()
 	if rt.closing {
 		rt.mu.Unlock()
@@ -216,36 +212,48 @@ func (rt *Runtime) SetFollowUpMode(mode string) error {
 
 func (rt *Runtime) beginRunLocked() *activeRun {
 	ctx, cancel := context.WithCancel(rt.baseCtx)
-	run := &activeRun{cancel: cancel, done: make(chan struct{})}
-	run.ctx = ctx
+	run := &activeRun{ctx: ctx, cancel: cancel, done: make(chan struct{}), settled: make(chan struct{}), prev: rt.last}
 	rt.run = run
+	rt.last = run
 	return run
 }
 
 // execute runs the agent for prompts. A message queued too late for the
 // agent loop to pick it up (after its last look at the queues) starts
-// another round instead of waiting for the next prompt. When nothing is
-// left the run is cleared and agent_settled emitted, with settleMu held so
-// that no new run starts in between.
+// another round instead of waiting for the next prompt.
+//
+// For clients a run is over when they see agent_end: a prompt sent on that
+// event must find the agent idle. So the decision to finish (clearing
+// rt.run) is taken just before agent_end goes out. A run started in the
+// meantime waits until this one has emitted agent_settled before it
+// begins, so runs never interleave their events.
 func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
+	if run.prev != nil {
+		<-run.prev.settled
+		run.prev = nil // do not keep the whole history of runs alive
+	}
 	for {
 		cfg := rt.agentConfig()
+		var next []llm.Message
+		cfg.Emit = func(ev events.Event) {
+			if _, ok := ev.(events.AgentEnd); ok {
+				next = rt.nextOrFinish(run)
+			}
+			rt.agentEvent(ev)
+		}
 		rt.mu.Lock()
 		history := append([]llm.Message(nil), rt.messages...)
 		rt.mu.Unlock()
 		agent.Run(run.ctx, cfg, history, prompts)
-
-		rt.settleMu.Lock()
-		if prompts = rt.nextOrFinish(run); prompts != nil {
-			rt.settleMu.Unlock()
-			continue
+		if next == nil {
+			break
 		}
-		run.cancel()
-		close(run.done)
-		rt.Emit(events.AgentSettled{})
-		rt.settleMu.Unlock()
-		return
+		prompts = next
 	}
+	run.cancel()
+	close(run.done)
+	rt.Emit(events.AgentSettled{})
+	close(run.settled)
 }
 
 // nextOrFinish returns the queued messages to continue run with, or clears
@@ -273,8 +281,6 @@ func (rt *Runtime) nextOrFinish(run *activeRun) []llm.Message {
 // idle (after an abort, queued steering and follow-up messages go on). It
 // does nothing while a run is active or when the queues are empty.
 func (rt *Runtime) ContinueQueued() {
-	rt.settleMu.Lock()
-	defer rt.settleMu.Unlock()
 	rt.qmu.Lock()
 	defer rt.qmu.Unlock()
 	rt.mu.Lock()
@@ -329,9 +335,9 @@ func (rt *Runtime) toolEnv() []string {
 }
 
 // agentEvent records finished messages in the session and forwards every
-// event to the listeners.
+// event to the listeners. A message is recorded before its message_end goes out, so that a client
+// reacting to the event finds it in get_messages.
 func (rt *Runtime) agentEvent(ev events.Event) {
-	rt.Emit(ev)
 	if end, ok := ev.(events.MessageEnd); ok {
 		rt.mu.Lock()
 		rt.messages = append(rt.messages, end.Message)
@@ -339,17 +345,17 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 		rt.mu.Unlock()
 		sess.AppendMessage(end.Message)
 	}
+	rt.Emit(ev)
 }
 
 // Abort cancels the run in flight and waits until it has stopped.
 func (rt *Runtime) Abort() { rt.AbortRun() }
 
-// AbortRun cancels the run in flight, waits until it has stopped, and
-// reports whether there was one.
+// AbortRun cancels the run in flight (including one that is emitting its
+// last events), waits until its agent loop has returned, and reports
+// whether there was one.
 func (rt *Runtime) AbortRun() bool {
-	rt.mu.Lock()
-	run := rt.run
-	rt.mu.Unlock()
+	run := rt.current()
 	if run == nil {
 		return false
 	}
@@ -358,17 +364,45 @@ func (rt *Runtime) AbortRun() bool {
 	return true
 }
 
-// WaitIdle blocks until no run is in flight or ctx ends.
+// current returns the active run, or the latest one while its agent loop
+// has not returned; nil when idle.
+func (rt *Runtime) current() *activeRun {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.run != nil {
+		return rt.run
+	}
+	if last := rt.last; last != nil {
+		select {
+		case <-last.done:
+		default:
+			return last
+		}
+	}
+	return nil
+}
+
+// WaitIdle blocks until no run is in flight and the last one has emitted
+// all its events, or ctx ends.
 func (rt *Runtime) WaitIdle(ctx context.Context) error {
 	for {
 		rt.mu.Lock()
 		run := rt.run
+		if run == nil {
+			run = rt.last
+		}
 		rt.mu.Unlock()
 		if run == nil {
 			return nil
 		}
 		select {
-		case <-run.done:
+		case <-run.settled:
+			rt.mu.Lock()
+			idle := rt.run == nil && rt.last == run
+			rt.mu.Unlock()
+			if idle {
+				return nil
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -2,6 +2,7 @@ package rpc_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -162,5 +163,24 @@ func TestChildOutputNeverReachesStdout(t *testing.T) {
 	}
 	if !strings.Contains(a.Stderr(), "LEAK-VIA-PARENT-42") {
 		t.Fatalf("the child's write to the agent's fd 1 should have gone to stderr; stderr = %q", a.Stderr())
+	}
+}
+
+func TestIdleAsSoonAsAgentEnd(t *testing.T) {
+	// A client that reacts to agent_end must find the agent idle: the next
+	// prompt is accepted and get_state says it is not streaming, every time.
+	a := e2e.Start(t, e2e.Options{})
+	for i := 0; i < 30; i++ {
+		from := a.Len()
+		a.Send(map[string]any{"id": fmt.Sprintf("p%d", i), "type": "prompt", "message": "again"})
+		a.WaitType(from, "agent_end")
+		a.Send(map[string]any{"id": fmt.Sprintf("s%d", i), "type": "get_state"})
+		if r := a.WaitResponse(from, fmt.Sprintf("p%d", i)); r["success"] != true {
+			t.Fatalf("prompt %d right after agent_end: %v", i, r)
+		}
+		st := a.WaitResponse(from, fmt.Sprintf("s%d", i))
+		if d := obj(st, "data"); d["isStreaming"] != false || d["messageCount"] != float64(2*(i+1)) {
+			t.Fatalf("state right after agent_end: %v", d)
+		}
 	}
 }
