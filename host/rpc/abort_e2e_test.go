@@ -258,7 +258,7 @@ func TestAbortContinuesWithQueuedMessages(t *testing.T) {
 	}
 	a.WaitFrom(from+nextStart, wait, isType("agent_end"))
 	run := runRecords(a, from+nextStart)
-	requireEqual(t, "continued run", userTexts(run), [][]string{{"S"}, {"F"}})
+	requireEqual(t, "continued run", turnUserTexts(run), [][]string{{"S"}, {"F"}})
 	st := obj(a.MustSucceed(map[string]any{"type": "get_state"}), "data")
 	if st["pendingMessageCount"] != 0.0 {
 		t.Fatalf("queue not drained: %v", st)

@@ -7,9 +7,9 @@ import (
 	"github.com/atomic-go/atomic/internal/e2e"
 )
 
-// userTexts lists, per turn of a run, the texts of the user messages that
+// turnUserTexts lists, per turn of a run, the texts of the user messages that
 // were delivered at the start of that turn.
-func userTexts(recs []e2e.Record) [][]string {
+func turnUserTexts(recs []e2e.Record) [][]string {
 	var turns [][]string
 	for _, r := range recs {
 		switch r.Type() {
@@ -57,7 +57,7 @@ func TestSteerDuringStreamIsDeliveredAfterTheTurn(t *testing.T) {
 	requireEqual(t, "queue_update", []any{recs[q]["steering"], recs[q]["followUp"]}, []any{[]any{"change course"}, []any{}})
 
 	run := runRecords(a, from)
-	requireEqual(t, "user messages per turn", userTexts(run), [][]string{{"start"}, {"change course"}})
+	requireEqual(t, "user messages per turn", turnUserTexts(run), [][]string{{"start"}, {"change course"}})
 	msgs := arr(run[len(run)-1], "messages")
 	requireEqual(t, "agent_end roles", roles(msgs), []string{"user", "assistant", "user", "assistant"})
 	if messageText(msgs[3].(map[string]any)) != "Steered." {
@@ -100,7 +100,7 @@ func TestFollowUpsWaitForTheEnd(t *testing.T) {
 				want = [][]string{{"main"}, {"F1", "F2"}}
 				roleWant = []string{"user", "assistant", "user", "user", "assistant"}
 			}
-			requireEqual(t, "user messages per turn", userTexts(run), want)
+			requireEqual(t, "user messages per turn", turnUserTexts(run), want)
 			requireEqual(t, "agent_end roles", roles(arr(run[len(run)-1], "messages")), roleWant)
 			if n := len(ofType(run, "agent_start")); n != 1 {
 				t.Fatalf("agent_start count = %d, want 1", n)
@@ -136,7 +136,7 @@ func TestSteeringModes(t *testing.T) {
 			if mode == "all" {
 				want = [][]string{{"main"}, {"S1", "S2"}}
 			}
-			requireEqual(t, "user messages per turn", userTexts(run), want)
+			requireEqual(t, "user messages per turn", turnUserTexts(run), want)
 		})
 	}
 }
@@ -150,7 +150,7 @@ func TestSteerAndFollowUpTogether(t *testing.T) {
 	a.MustSucceed(map[string]any{"type": "follow_up", "message": "later"})
 	a.MustSucceed(map[string]any{"type": "steer", "message": "now"})
 	run := runRecords(a, from)
-	requireEqual(t, "user messages per turn", userTexts(run), [][]string{{"main"}, {"now"}, {"later"}})
+	requireEqual(t, "user messages per turn", turnUserTexts(run), [][]string{{"main"}, {"now"}, {"later"}})
 }
 
 func TestClearQueue(t *testing.T) {
@@ -166,7 +166,7 @@ func TestClearQueue(t *testing.T) {
 	q := a.WaitFrom(cFrom, wait, func(r e2e.Record) bool { return r.Type() == "queue_update" })
 	requireEqual(t, "queue_update after clear", []any{q["steering"], q["followUp"]}, []any{[]any{}, []any{}})
 	run := runRecords(a, from)
-	requireEqual(t, "user messages per turn", userTexts(run), [][]string{{"main"}})
+	requireEqual(t, "user messages per turn", turnUserTexts(run), [][]string{{"main"}})
 
 	// Clearing an empty queue returns empty lists.
 	resp = a.MustSucceed(map[string]any{"type": "clear_queue"})
@@ -187,10 +187,10 @@ func TestPromptWhileStreamingNeedsABehaviour(t *testing.T) {
 		t.Fatalf("response = %v", resp)
 	}
 	run := runRecords(a, from)
-	requireEqual(t, "user messages", userTexts(run), [][]string{{"main"}})
+	requireEqual(t, "user messages", turnUserTexts(run), [][]string{{"main"}})
 	// The rejected prompt was not queued either: the next prompt runs alone.
 	next := a.PromptAndWait("again")
-	requireEqual(t, "next run", userTexts(next), [][]string{{"again"}})
+	requireEqual(t, "next run", turnUserTexts(next), [][]string{{"again"}})
 }
 
 func TestSteerWhileIdleIsDeliveredWithTheNextPrompt(t *testing.T) {
@@ -201,7 +201,7 @@ func TestSteerWhileIdleIsDeliveredWithTheNextPrompt(t *testing.T) {
 		t.Fatalf("pendingMessageCount = %v", got)
 	}
 	recs := a.PromptAndWait("prompt")
-	requireEqual(t, "user messages per turn", userTexts(recs), [][]string{{"prompt", "queued while idle"}})
+	requireEqual(t, "user messages per turn", turnUserTexts(recs), [][]string{{"prompt", "queued while idle"}})
 }
 
 func TestQueueModeValidation(t *testing.T) {
