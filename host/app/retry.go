@@ -79,32 +79,18 @@ func (p retryPolicy) delay(attempt int, serverAsked time.Duration) (time.Duratio
 	return min(d, p.max), true
 }
 
-// runWithRetry runs the agent and, when the run ends on a transient
-// provider error (overloaded, rate limited, a server error, a broken
-// connection), drops the failed message from the context, waits with
-// exponential backoff and continues the run, as many times as the retry
-// settings allow. It emits auto_retry_start before each wait and
-// auto_retry_end when the sequence ends. abort and abort_retry cancel the
-// wait at once.
-func (rt *Runtime) runWithRetry(run *activeRun, cfg *agent.Config, history, prompts []llm.Message) {
-	r := rt.newRetrier(run, cfg)
-	defer r.done()
-	for {
-		created := agent.Run(run.ctx, cfg, history, prompts)
-		d, ok := r.plan(created)
-		if !ok || !r.sleep(d) {
-			return
-		}
-		rt.mu.Lock()
-		history = append([]llm.Message(nil), rt.messages...)
-		rt.mu.Unlock()
-		prompts = nil
-	}
-}
-
-// retrier carries one run's retry state. It is used from the run's
-// goroutine only: instrument the config, then after each agent.Run call
-// plan, and when plan says so, sleep and run again with no new prompts.
+// retrier runs automatic retry for one run: when a round of the agent
+// ends on a transient provider error (overloaded, rate limited, a server
+// error, a broken connection) it drops the failed message from the
+// context, waits with exponential backoff and has the run go on, as many
+// times as the retry settings allow. It emits auto_retry_start before each
+// wait and auto_retry_end when the sequence ends. abort and abort_retry
+// cancel the wait at once.
+//
+// It is used from the run's goroutine: instrument each round's config,
+// pass every event to observe, call plan at agent_end (before it goes out)
+// and flush after the round; when plan said so, sleep and run the next
+// round with no new prompts.
 type retrier struct {
 	rt      *Runtime
 	run     *activeRun
@@ -113,15 +99,16 @@ type retrier struct {
 	policy  retryPolicy
 	attempt int
 	failed  string
+	pending *events.AutoRetryEnd // decided at agent_end, sent after it
 }
 
-// newRetrier wraps cfg.Stream to record provider errors (and pass the
-// thinking budgets), and cfg.Emit to send auto_retry_end as soon as a
-// retried response completes, before the rest of its turn.
-func (rt *Runtime) newRetrier(run *activeRun, cfg *agent.Config) *retrier {
-	r := &retrier{rt: rt, run: run}
+func (rt *Runtime) newRetrier(run *activeRun) *retrier { return &retrier{rt: rt, run: run} }
+
+// instrument wraps cfg.Stream to record provider errors and pass the
+// thinking budgets.
+func (r *retrier) instrument(cfg *agent.Config) {
 	inner, provider := cfg.Stream, cfg.Provider
-	budgets := rt.settings.ThinkingBudgets
+	budgets := r.rt.settings.ThinkingBudgets
 	cfg.Stream = func(ctx context.Context, req *llm.Request, b *llm.Builder) (err error) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -138,28 +125,30 @@ func (rt *Runtime) newRetrier(run *activeRun, cfg *agent.Config) *retrier {
 		}
 		return fmt.Errorf("no model selected")
 	}
-	emit := cfg.Emit
-	cfg.Emit = func(ev events.Event) {
-		emit(ev)
-		if end, ok := ev.(events.MessageEnd); ok && r.wait != nil && end.Message.Role == llm.RoleAssistant {
-			switch end.Message.StopReason {
-			case llm.StopError:
-			case llm.StopAborted:
-				rt.endRetry(r.wait, false, end.Message.ErrorMessage)
-				r.wait = nil
-			default:
-				rt.endRetry(r.wait, true, "")
-				r.wait = nil
-			}
-		}
-	}
-	return r
 }
 
-// plan looks at the messages a run created and decides whether to retry.
-// When it does, it removes the failed message from the context (it stays
-// in the session file) and returns the delay; otherwise it ends a retry
-// sequence in progress with auto_retry_end.
+// observe sends auto_retry_end as soon as a retried response completes,
+// before the rest of its turn.
+func (r *retrier) observe(ev events.Event) {
+	end, ok := ev.(events.MessageEnd)
+	if !ok || r.wait == nil || end.Message.Role != llm.RoleAssistant {
+		return
+	}
+	switch end.Message.StopReason {
+	case llm.StopError:
+	case llm.StopAborted:
+		r.rt.endRetry(r.wait, false, end.Message.ErrorMessage)
+		r.wait = nil
+	default:
+		r.rt.endRetry(r.wait, true, "")
+		r.wait = nil
+	}
+}
+
+// plan looks at the messages a round created and decides whether to
+// retry. When it does, it removes the failed message from the context (it
+// stays in the session file) and returns the delay; otherwise a retry
+// sequence in progress ends (its auto_retry_end goes out with flush).
 func (r *retrier) plan(created []llm.Message) (time.Duration, bool) {
 	rt := r.rt
 	failed := lastAssistant(created)
@@ -169,10 +158,7 @@ func (r *retrier) plan(created []llm.Message) (time.Duration, bool) {
 		return 0, false
 	}
 	if r.run.ctx.Err() != nil {
-		if r.wait != nil {
-			rt.endRetry(r.wait, false, RetryCancelled)
-			r.wait = nil
-		}
+		r.finish(RetryCancelled)
 		return 0, false
 	}
 	policy := rt.retryPolicy()
@@ -190,10 +176,7 @@ func (r *retrier) plan(created []llm.Message) (time.Duration, bool) {
 		rt.log.Warn("not retrying: the provider asks to wait longer than retry.maxDelayMs", "delay", d, "maxDelay", policy.max)
 	}
 	if !retryable || !ok || attempt > policy.maxRetries || (r.wait != nil && r.wait.cancelled()) {
-		if r.wait != nil {
-			rt.endRetry(r.wait, false, failed.ErrorMessage)
-			r.wait = nil
-		}
+		r.finish(failed.ErrorMessage)
 		return 0, false
 	}
 	if r.wait == nil {
@@ -208,6 +191,32 @@ func (r *retrier) plan(created []llm.Message) (time.Duration, bool) {
 	}
 	rt.mu.Unlock()
 	return d, true
+}
+
+// finish ends a retry sequence in progress as failed; the event is sent
+// by flush.
+func (r *retrier) finish(finalError string) {
+	if r.wait == nil {
+		return
+	}
+	r.rt.mu.Lock()
+	if r.rt.prov.retry == r.wait {
+		r.rt.prov.retry = nil
+	}
+	r.rt.mu.Unlock()
+	if finalError == "" {
+		finalError = "Retry failed"
+	}
+	r.pending = &events.AutoRetryEnd{Success: false, Attempt: r.wait.attempt, FinalError: finalError}
+	r.wait = nil
+}
+
+// flush sends an auto_retry_end decided by plan.
+func (r *retrier) flush() {
+	if r.pending != nil {
+		r.rt.Emit(*r.pending)
+		r.pending = nil
+	}
 }
 
 // sleep emits auto_retry_start and waits d. It returns false (after

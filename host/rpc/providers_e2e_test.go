@@ -37,7 +37,7 @@ func startLocal(t *testing.T, srv *llmtest.Server, settings string) *e2e.Agent {
 	return e2e.Start(t, e2e.Options{AgentFiles: files})
 }
 
-func find(recs []e2e.Record, typ string) []e2e.Record {
+func recordsOfType(recs []e2e.Record, typ string) []e2e.Record {
 	var out []e2e.Record
 	for _, r := range recs {
 		if r.Type() == typ {
@@ -47,9 +47,9 @@ func find(recs []e2e.Record, typ string) []e2e.Record {
 	return out
 }
 
-func obj(v any) map[string]any { m, _ := v.(map[string]any); return m }
+func asObj(v any) map[string]any { m, _ := v.(map[string]any); return m }
 
-func num(v any) float64 { f, _ := v.(float64); return f }
+func asNum(v any) float64 { f, _ := v.(float64); return f }
 
 // assertNoKey fails if the planted key appears on stdout, stderr or in any
 // file the agent wrote (the configuration files that hold it aside).
@@ -92,7 +92,7 @@ func TestCustomProviderToolCallAndStats(t *testing.T) {
 	a := startLocal(t, srv, `{"someUnknownKey": {"kept": true}}`)
 
 	st := a.MustSucceed(map[string]any{"type": "get_state"})
-	if m := obj(obj(st["data"])["model"]); m["provider"] != "local" || m["id"] != "local-model" {
+	if m := asObj(asObj(st["data"])["model"]); m["provider"] != "local" || m["id"] != "local-model" {
 		t.Fatalf("default model: %v", m)
 	}
 
@@ -100,8 +100,8 @@ func TestCustomProviderToolCallAndStats(t *testing.T) {
 	types := strings.Join(e2e.Types(recs), ",")
 	for _, want := range []string{"toolcall_start", "toolcall_delta", "toolcall_end"} {
 		found := false
-		for _, r := range find(recs, "message_update") {
-			if obj(r["assistantMessageEvent"])["type"] == want {
+		for _, r := range recordsOfType(recs, "message_update") {
+			if asObj(r["assistantMessageEvent"])["type"] == want {
 				found = true
 			}
 		}
@@ -109,13 +109,13 @@ func TestCustomProviderToolCallAndStats(t *testing.T) {
 			t.Errorf("no %s update in %s", want, types)
 		}
 	}
-	ends := find(recs, "tool_execution_end")
+	ends := recordsOfType(recs, "tool_execution_end")
 	if len(ends) != 1 || !strings.Contains(fmt.Sprint(ends[0]["result"]), "tool-output-42") || ends[0]["isError"] != false {
 		t.Fatalf("tool_execution_end: %v", ends)
 	}
 	var assistants []map[string]any
-	for _, r := range find(recs, "message_end") {
-		if m := obj(r["message"]); m["role"] == "assistant" {
+	for _, r := range recordsOfType(recs, "message_end") {
+		if m := asObj(r["message"]); m["role"] == "assistant" {
 			assistants = append(assistants, m)
 		}
 	}
@@ -126,20 +126,20 @@ func TestCustomProviderToolCallAndStats(t *testing.T) {
 	if final["api"] != "openai-completions" || final["provider"] != "local" || final["model"] != "local-model" {
 		t.Errorf("final message identity: %v", final)
 	}
-	usage := obj(final["usage"])
-	if num(usage["input"]) != 1100 || num(usage["cacheRead"]) != 900 || num(usage["output"]) != 20 || num(usage["totalTokens"]) != 2020 {
+	usage := asObj(final["usage"])
+	if asNum(usage["input"]) != 1100 || asNum(usage["cacheRead"]) != 900 || asNum(usage["output"]) != 20 || asNum(usage["totalTokens"]) != 2020 {
 		t.Errorf("usage: %v", usage)
 	}
 	wantCost := (1100*1 + 900*0.5 + 20*2) / 1e6
-	if c := num(obj(usage["cost"])["total"]); math.Abs(c-wantCost) > 1e-12 {
+	if c := asNum(asObj(usage["cost"])["total"]); math.Abs(c-wantCost) > 1e-12 {
 		t.Errorf("cost %v want %v", c, wantCost)
 	}
 	// message_update carries the cumulative usage of the message.
 	var lastUpdate e2e.Record
-	for _, r := range find(recs, "message_update") {
+	for _, r := range recordsOfType(recs, "message_update") {
 		lastUpdate = r
 	}
-	if num(obj(lastUpdate["usage"])["input"]) != 1100 {
+	if asNum(asObj(lastUpdate["usage"])["input"]) != 1100 {
 		t.Errorf("last message_update usage: %v", lastUpdate["usage"])
 	}
 
@@ -167,22 +167,22 @@ func TestCustomProviderToolCallAndStats(t *testing.T) {
 		t.Errorf("no tools offered")
 	}
 
-	stats := obj(a.MustSucceed(map[string]any{"type": "get_session_stats"})["data"])
+	stats := asObj(a.MustSucceed(map[string]any{"type": "get_session_stats"})["data"])
 	for k, want := range map[string]float64{"userMessages": 1, "assistantMessages": 2, "toolCalls": 1, "toolResults": 1, "totalMessages": 4} {
-		if num(stats[k]) != want {
+		if asNum(stats[k]) != want {
 			t.Errorf("stats.%s = %v, want %v", k, stats[k], want)
 		}
 	}
-	tok := obj(stats["tokens"])
-	if num(tok["input"]) != 2100 || num(tok["output"]) != 70 || num(tok["cacheRead"]) != 900 || num(tok["total"]) != 3070 {
+	tok := asObj(stats["tokens"])
+	if asNum(tok["input"]) != 2100 || asNum(tok["output"]) != 70 || asNum(tok["cacheRead"]) != 900 || asNum(tok["total"]) != 3070 {
 		t.Errorf("tokens: %v", tok)
 	}
 	wantTotal := (1000*1+50*2)/1e6 + wantCost
-	if math.Abs(num(stats["cost"])-wantTotal) > 1e-12 {
+	if math.Abs(asNum(stats["cost"])-wantTotal) > 1e-12 {
 		t.Errorf("cost %v want %v", stats["cost"], wantTotal)
 	}
-	cu := obj(stats["contextUsage"])
-	if num(cu["contextWindow"]) != 32000 || num(cu["tokens"]) != 2020 || math.Abs(num(cu["percent"])-6.3) > 0.01 {
+	cu := asObj(stats["contextUsage"])
+	if asNum(cu["contextWindow"]) != 32000 || asNum(cu["tokens"]) != 2020 || math.Abs(asNum(cu["percent"])-6.3) > 0.01 {
 		t.Errorf("contextUsage: %v", cu)
 	}
 	if stats["sessionId"] == "" {
@@ -195,10 +195,10 @@ func TestModelAndThinkingCommands(t *testing.T) {
 	srv := llmtest.Start(t)
 	a := startLocal(t, srv, `{"someUnknownKey": [1, 2, 3], "retry": {"enabled": true}}`)
 
-	models := obj(a.MustSucceed(map[string]any{"type": "get_available_models"})["data"])["models"].([]any)
+	models := asObj(a.MustSucceed(map[string]any{"type": "get_available_models"})["data"])["models"].([]any)
 	var ids []string
 	for _, m := range models {
-		mm := obj(m)
+		mm := asObj(m)
 		ids = append(ids, mm["provider"].(string)+"/"+mm["id"].(string))
 		for _, k := range []string{"name", "api", "baseUrl", "reasoning", "input", "contextWindow", "maxTokens", "cost"} {
 			if _, ok := mm[k]; !ok {
@@ -211,7 +211,7 @@ func TestModelAndThinkingCommands(t *testing.T) {
 	}
 
 	// Non-reasoning model: only "off"; cycling thinking gives null.
-	lv := obj(a.MustSucceed(map[string]any{"type": "get_available_thinking_levels"})["data"])
+	lv := asObj(a.MustSucceed(map[string]any{"type": "get_available_thinking_levels"})["data"])
 	if fmt.Sprint(lv["levels"]) != "[off]" {
 		t.Errorf("levels: %v", lv)
 	}
@@ -224,11 +224,11 @@ func TestModelAndThinkingCommands(t *testing.T) {
 
 	from := a.Len()
 	r := a.MustSucceed(map[string]any{"type": "set_model", "provider": "local", "modelId": "local-reasoner"})
-	if m := obj(r["data"]); m["id"] != "local-reasoner" || m["reasoning"] != true || num(m["contextWindow"]) != 64000 {
+	if m := asObj(r["data"]); m["id"] != "local-reasoner" || m["reasoning"] != true || asNum(m["contextWindow"]) != 64000 {
 		t.Errorf("set_model data: %v", m)
 	}
 	mc := a.WaitType(from, "model_changed")
-	if obj(mc["model"])["id"] != "local-reasoner" || obj(mc["previousModel"])["id"] != "local-model" || mc["source"] != "set" {
+	if asObj(mc["model"])["id"] != "local-reasoner" || asObj(mc["previousModel"])["id"] != "local-model" || mc["source"] != "set" {
 		t.Errorf("model_changed: %v", mc)
 	}
 	if tl := a.WaitType(from, "thinking_level_changed"); tl["level"] != "medium" {
@@ -253,12 +253,12 @@ func TestModelAndThinkingCommands(t *testing.T) {
 		t.Errorf("missing modelId: %v", r)
 	}
 
-	lv = obj(a.MustSucceed(map[string]any{"type": "get_available_thinking_levels"})["data"])
+	lv = asObj(a.MustSucceed(map[string]any{"type": "get_available_thinking_levels"})["data"])
 	if fmt.Sprint(lv["levels"]) != "[off minimal low medium high]" {
 		t.Errorf("levels: %v", lv)
 	}
 	from = a.Len()
-	ack := obj(a.MustSucceed(map[string]any{"type": "set_thinking_level", "level": "max"})["data"])
+	ack := asObj(a.MustSucceed(map[string]any{"type": "set_thinking_level", "level": "max"})["data"])
 	if ack["level"] != "high" || ack["provider"] != "local" || ack["modelId"] != "local-reasoner" {
 		t.Errorf("set_thinking_level ack: %v", ack)
 	}
@@ -268,24 +268,24 @@ func TestModelAndThinkingCommands(t *testing.T) {
 	if r := a.Request(map[string]any{"type": "set_thinking_level", "level": "extreme"}); r["success"] != false {
 		t.Errorf("invalid level accepted: %v", r)
 	}
-	if lvl := obj(a.MustSucceed(map[string]any{"type": "cycle_thinking_level"})["data"]); lvl["level"] != "off" {
+	if lvl := asObj(a.MustSucceed(map[string]any{"type": "cycle_thinking_level"})["data"]); lvl["level"] != "off" {
 		t.Errorf("cycle after high: %v", lvl)
 	}
-	if lvl := obj(a.MustSucceed(map[string]any{"type": "cycle_thinking_level"})["data"]); lvl["level"] != "minimal" {
+	if lvl := asObj(a.MustSucceed(map[string]any{"type": "cycle_thinking_level"})["data"]); lvl["level"] != "minimal" {
 		t.Errorf("cycle after off: %v", lvl)
 	}
-	st := obj(a.MustSucceed(map[string]any{"type": "get_state"})["data"])
+	st := asObj(a.MustSucceed(map[string]any{"type": "get_state"})["data"])
 	if st["thinkingLevel"] != "minimal" {
 		t.Errorf("state thinking level: %v", st["thinkingLevel"])
 	}
 
 	// cycle_model walks the available models, both directions.
-	c := obj(a.MustSucceed(map[string]any{"type": "cycle_model"})["data"])
-	if obj(c["model"])["id"] != "faux-1" || c["isScoped"] != false || c["thinkingLevel"] != "minimal" {
+	c := asObj(a.MustSucceed(map[string]any{"type": "cycle_model"})["data"])
+	if asObj(c["model"])["id"] != "faux-1" || c["isScoped"] != false || c["thinkingLevel"] != "minimal" {
 		t.Errorf("cycle_model forward: %v", c)
 	}
-	c = obj(a.MustSucceed(map[string]any{"type": "cycle_model", "direction": "backward"})["data"])
-	if obj(c["model"])["id"] != "local-reasoner" {
+	c = asObj(a.MustSucceed(map[string]any{"type": "cycle_model", "direction": "backward"})["data"])
+	if asObj(c["model"])["id"] != "local-reasoner" {
 		t.Errorf("cycle_model backward: %v", c)
 	}
 
@@ -303,7 +303,7 @@ func TestModelAndThinkingCommands(t *testing.T) {
 	if saved["defaultProvider"] != "local" || saved["defaultModel"] != "local-model" || saved["defaultThinkingLevel"] != "off" {
 		t.Errorf("saved settings: %s", data)
 	}
-	if fmt.Sprint(saved["someUnknownKey"]) != "[1 2 3]" || obj(saved["retry"])["enabled"] != true {
+	if fmt.Sprint(saved["someUnknownKey"]) != "[1 2 3]" || asObj(saved["retry"])["enabled"] != true {
 		t.Errorf("unknown keys lost: %s", data)
 	}
 	assertNoKey(t, a)
@@ -316,8 +316,8 @@ func TestCycleModelScopeAndNull(t *testing.T) {
 		t.Errorf("cycle_model with one scoped model: %v", r)
 	}
 	b := e2e.Start(t, e2e.Options{})
-	c := obj(b.MustSucceed(map[string]any{"type": "cycle_model"})["data"])
-	if obj(c["model"])["id"] != "faux-2" {
+	c := asObj(b.MustSucceed(map[string]any{"type": "cycle_model"})["data"])
+	if asObj(c["model"])["id"] != "faux-2" {
 		t.Errorf("faux cycle: %v", c)
 	}
 }
@@ -335,31 +335,31 @@ func TestAutoRetryThenSuccess(t *testing.T) {
 	a.WaitType(from, "agent_settled")
 	recs := a.Records(from)
 
-	starts := find(recs, "auto_retry_start")
+	starts := recordsOfType(recs, "auto_retry_start")
 	if len(starts) != 2 {
 		t.Fatalf("auto_retry_start events: %v\n%v", starts, e2e.Types(recs))
 	}
-	if num(starts[0]["attempt"]) != 1 || num(starts[0]["maxAttempts"]) != 3 || num(starts[0]["delayMs"]) != 20 ||
+	if asNum(starts[0]["attempt"]) != 1 || asNum(starts[0]["maxAttempts"]) != 3 || asNum(starts[0]["delayMs"]) != 20 ||
 		!strings.Contains(fmt.Sprint(starts[0]["errorMessage"]), "503") {
 		t.Errorf("first auto_retry_start: %v", starts[0])
 	}
-	if num(starts[1]["attempt"]) != 2 || num(starts[1]["delayMs"]) != 1000 {
+	if asNum(starts[1]["attempt"]) != 2 || asNum(starts[1]["delayMs"]) != 1000 {
 		t.Errorf("second auto_retry_start (Retry-After: 1): %v", starts[1])
 	}
-	ends := find(recs, "auto_retry_end")
-	if len(ends) != 1 || ends[0]["success"] != true || num(ends[0]["attempt"]) != 2 {
+	ends := recordsOfType(recs, "auto_retry_end")
+	if len(ends) != 1 || ends[0]["success"] != true || asNum(ends[0]["attempt"]) != 2 {
 		t.Fatalf("auto_retry_end: %v", ends)
 	}
 	if _, has := ends[0]["finalError"]; has {
 		t.Errorf("finalError on success: %v", ends[0])
 	}
 	// Each attempt is its own run: three agent_end, then one agent_settled.
-	if n := len(find(recs, "agent_end")); n != 3 {
+	if n := len(recordsOfType(recs, "agent_end")); n != 3 {
 		t.Errorf("agent_end count %d: %v", n, e2e.Types(recs))
 	}
 	errs := 0
-	for _, r := range find(recs, "message_end") {
-		if m := obj(r["message"]); m["role"] == "assistant" && m["stopReason"] == "error" {
+	for _, r := range recordsOfType(recs, "message_end") {
+		if m := asObj(r["message"]); m["role"] == "assistant" && m["stopReason"] == "error" {
 			errs++
 			if m["errorMessage"] == "" {
 				t.Errorf("error message without text")
@@ -370,8 +370,8 @@ func TestAutoRetryThenSuccess(t *testing.T) {
 		t.Errorf("%d error messages, want 2", errs)
 	}
 	// The failed attempts left the context: user + the answer.
-	msgs := obj(a.MustSucceed(map[string]any{"type": "get_messages"})["data"])["messages"].([]any)
-	if len(msgs) != 2 || obj(msgs[1])["stopReason"] != "stop" {
+	msgs := asObj(a.MustSucceed(map[string]any{"type": "get_messages"})["data"])["messages"].([]any)
+	if len(msgs) != 2 || asObj(msgs[1])["stopReason"] != "stop" {
 		t.Errorf("context after retries: %v", msgs)
 	}
 	if len(srv.Requests()) != 3 {
@@ -393,9 +393,9 @@ func TestRetryGivesUpAndNonRetryable(t *testing.T) {
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "one"})
 	a.WaitType(from, "agent_settled")
 	recs := a.Records(from)
-	ends := find(recs, "auto_retry_end")
-	if len(find(recs, "auto_retry_start")) != 1 || len(ends) != 1 || ends[0]["success"] != false ||
-		num(ends[0]["attempt"]) != 1 || !strings.Contains(fmt.Sprint(ends[0]["finalError"]), "Bad gateway again") {
+	ends := recordsOfType(recs, "auto_retry_end")
+	if len(recordsOfType(recs, "auto_retry_start")) != 1 || len(ends) != 1 || ends[0]["success"] != false ||
+		asNum(ends[0]["attempt"]) != 1 || !strings.Contains(fmt.Sprint(ends[0]["finalError"]), "Bad gateway again") {
 		t.Fatalf("give up: %v", ends)
 	}
 
@@ -403,12 +403,12 @@ func TestRetryGivesUpAndNonRetryable(t *testing.T) {
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "two"})
 	a.WaitType(from, "agent_settled")
 	recs = a.Records(from)
-	if n := len(find(recs, "auto_retry_start")); n != 0 {
+	if n := len(recordsOfType(recs, "auto_retry_start")); n != 0 {
 		t.Errorf("a context overflow was retried")
 	}
 	var final map[string]any
-	for _, r := range find(recs, "message_end") {
-		final = obj(r["message"])
+	for _, r := range recordsOfType(recs, "message_end") {
+		final = asObj(r["message"])
 	}
 	if final["stopReason"] != "error" || !strings.Contains(fmt.Sprint(final["errorMessage"]), "maximum context length") {
 		t.Errorf("final message: %v", final)
@@ -417,8 +417,8 @@ func TestRetryGivesUpAndNonRetryable(t *testing.T) {
 	from = a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "three"})
 	a.WaitType(from, "agent_settled")
-	for _, r := range find(a.Records(from), "message_end") {
-		final = obj(r["message"])
+	for _, r := range recordsOfType(a.Records(from), "message_end") {
+		final = asObj(r["message"])
 	}
 	if !strings.Contains(fmt.Sprint(final["errorMessage"]), "Incorrect API key provided: ***") {
 		t.Errorf("401 message: %v", final["errorMessage"])
@@ -436,13 +436,13 @@ func TestAbortRetryCancelsWait(t *testing.T) {
 	from := a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "hi"})
 	start := a.WaitType(from, "auto_retry_start")
-	if num(start["delayMs"]) != 60000 {
+	if asNum(start["delayMs"]) != 60000 {
 		t.Errorf("delay %v", start["delayMs"])
 	}
 	t0 := time.Now()
 	a.MustSucceed(map[string]any{"type": "abort_retry"})
 	end := a.WaitFrom(from, 5*time.Second, func(r e2e.Record) bool { return r.Type() == "auto_retry_end" })
-	if end["success"] != false || end["finalError"] != "Retry cancelled" || num(end["attempt"]) != 1 {
+	if end["success"] != false || end["finalError"] != "Retry cancelled" || asNum(end["attempt"]) != 1 {
 		t.Errorf("auto_retry_end: %v", end)
 	}
 	a.WaitFrom(from, 5*time.Second, func(r e2e.Record) bool { return r.Type() == "agent_settled" })
@@ -452,7 +452,7 @@ func TestAbortRetryCancelsWait(t *testing.T) {
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("a retry was sent after abort_retry: %d requests", n)
 	}
-	st := obj(a.MustSucceed(map[string]any{"type": "get_state"})["data"])
+	st := asObj(a.MustSucceed(map[string]any{"type": "get_state"})["data"])
 	if st["isStreaming"] != false {
 		t.Errorf("still streaming after abort_retry")
 	}
@@ -479,13 +479,13 @@ func TestAbortDuringRetryWaitAndMidStream(t *testing.T) {
 	from = a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "again"})
 	a.WaitFrom(from, 10*time.Second, func(r e2e.Record) bool {
-		return r.Type() == "message_update" && obj(r["assistantMessageEvent"])["type"] == "text_delta"
+		return r.Type() == "message_update" && asObj(r["assistantMessageEvent"])["type"] == "text_delta"
 	})
 	a.MustSucceed(map[string]any{"type": "abort"})
 	msgEnd := a.WaitFrom(from, 10*time.Second, func(r e2e.Record) bool {
-		return r.Type() == "message_end" && obj(r["message"])["role"] == "assistant"
+		return r.Type() == "message_end" && asObj(r["message"])["role"] == "assistant"
 	})
-	if m := obj(msgEnd["message"]); m["stopReason"] != "aborted" || m["errorMessage"] != "Request was aborted" {
+	if m := asObj(msgEnd["message"]); m["stopReason"] != "aborted" || m["errorMessage"] != "Request was aborted" {
 		t.Errorf("aborted message: %v", m)
 	}
 }
@@ -500,14 +500,14 @@ func TestAnthropicProviderThroughModelsJSON(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{AgentFiles: map[string]string{"models.json": models}})
 	recs := a.PromptAndWait("hello")
 	var final map[string]any
-	for _, r := range find(recs, "message_end") {
-		final = obj(r["message"])
+	for _, r := range recordsOfType(recs, "message_end") {
+		final = asObj(r["message"])
 	}
 	blocks := final["content"].([]any)
-	if len(blocks) != 2 || obj(blocks[0])["thinkingSignature"] != "sig-xyz" || obj(blocks[1])["text"] != "Hi there" {
+	if len(blocks) != 2 || asObj(blocks[0])["thinkingSignature"] != "sig-xyz" || asObj(blocks[1])["text"] != "Hi there" {
 		t.Fatalf("content: %v", blocks)
 	}
-	if u := obj(final["usage"]); num(u["cacheWrite"]) != 100 {
+	if u := asObj(final["usage"]); asNum(u["cacheWrite"]) != 100 {
 		t.Errorf("usage: %v", u)
 	}
 	if got := srv.Requests()[0].Header.Get("X-Api-Key"); got != plantedKey {
@@ -522,24 +522,24 @@ func TestCredentialsFromEnvAndLogout(t *testing.T) {
 		Env:        map[string]string{"ANTHROPIC_API_KEY": plantedKey},
 		AgentFiles: map[string]string{"auth.json": auth},
 	})
-	st := obj(a.MustSucceed(map[string]any{"type": "get_state"})["data"])
-	if m := obj(st["model"]); m["provider"] != "anthropic" {
+	st := asObj(a.MustSucceed(map[string]any{"type": "get_state"})["data"])
+	if m := asObj(st["model"]); m["provider"] != "anthropic" {
 		t.Errorf("default model with ANTHROPIC_API_KEY: %v", m)
 	}
-	models := obj(a.MustSucceed(map[string]any{"type": "get_available_models"})["data"])["models"].([]any)
+	models := asObj(a.MustSucceed(map[string]any{"type": "get_available_models"})["data"])["models"].([]any)
 	providers := map[string]bool{}
 	for _, m := range models {
-		providers[obj(m)["provider"].(string)] = true
+		providers[asObj(m)["provider"].(string)] = true
 	}
 	if !providers["anthropic"] || !providers["openai"] || providers["google"] || !providers["faux"] {
 		t.Errorf("providers available: %v", providers)
 	}
-	out := obj(a.MustSucceed(map[string]any{"type": "logout_provider", "provider": "openai"})["data"])
-	if out["provider"] != "openai" || obj(out["authStatus"])["configured"] != false {
+	out := asObj(a.MustSucceed(map[string]any{"type": "logout_provider", "provider": "openai"})["data"])
+	if out["provider"] != "openai" || asObj(out["authStatus"])["configured"] != false {
 		t.Errorf("logout openai: %v", out)
 	}
 	for _, m := range out["models"].([]any) {
-		if obj(m)["provider"] == "openai" {
+		if asObj(m)["provider"] == "openai" {
 			t.Errorf("openai models still listed after logout")
 			break
 		}
@@ -548,8 +548,8 @@ func TestCredentialsFromEnvAndLogout(t *testing.T) {
 	if strings.Contains(string(data), "sk-stored-openai-123") {
 		t.Errorf("auth.json still holds the key: %s", data)
 	}
-	out = obj(a.MustSucceed(map[string]any{"type": "logout_provider", "provider": "anthropic"})["data"])
-	if as := obj(out["authStatus"]); as["configured"] != true || as["source"] != "environment" || as["label"] != "ANTHROPIC_API_KEY" {
+	out = asObj(a.MustSucceed(map[string]any{"type": "logout_provider", "provider": "anthropic"})["data"])
+	if as := asObj(out["authStatus"]); as["configured"] != true || as["source"] != "environment" || as["label"] != "ANTHROPIC_API_KEY" {
 		t.Errorf("env auth status: %v", as)
 	}
 	assertNoKey(t, a)
