@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
@@ -40,7 +41,8 @@ type Options struct {
 	ThinkingLevel string // --thinking
 
 	NoSession   bool
-	SessionPath string
+	SessionPath string // --session: open (or create) this file
+	Continue    bool   // -c: continue the latest session of the cwd
 	SessionName string
 
 	Tools   []string // --tools; nil means the defaults
@@ -68,8 +70,13 @@ type Runtime struct {
 	listeners map[int]events.Sink
 	nextLID   int
 
+	cwd atomic.Pointer[string] // follows the session (sessions.go)
+
 	mu           sync.Mutex
 	sess         *session.Session
+	lazy         *session.Plan // context not loaded yet (sessions.go)
+	sessHooks    SessionHooks
+	ctxRules     session.ContextRules
 	model        *llm.Model
 	thinking     string
 	messages     []llm.Message
@@ -143,13 +150,13 @@ func New(opts Options) (*Runtime, error) {
 	}
 	rt.tools = tools.NewRegistryWithBuiltins(active)
 
-	rt.sess = session.NewInMemory(opts.Cwd)
+	rt.cwd.Store(&opts.Cwd)
+	rt.ctxRules = session.DefaultRules
 	if err := rt.selectInitialModel(); err != nil {
 		return nil, err
 	}
-	if opts.SessionName != "" {
-		name := opts.SessionName
-		rt.sess.Append(session.Entry{Type: session.TypeSessionInfo, Name: &name})
+	if err := rt.openInitialSession(); err != nil {
+		return nil, err
 	}
 	return rt, nil
 }
@@ -272,8 +279,8 @@ func (rt *Runtime) Emit(ev events.Event) {
 // Mode returns the mode the runtime serves.
 func (rt *Runtime) Mode() string { return rt.opts.Mode }
 
-// Cwd returns the working directory.
-func (rt *Runtime) Cwd() string { return rt.opts.Cwd }
+// Cwd returns the working directory (the session's, see sessions.go).
+func (rt *Runtime) Cwd() string { return *rt.cwd.Load() }
 
 // Log returns the runtime's logger (stderr or a log file).
 func (rt *Runtime) Log() *slog.Logger { return rt.log }
@@ -290,12 +297,13 @@ func (rt *Runtime) Close() {
 	rt.mu.Unlock()
 	rt.Abort()
 	rt.cancelBase()
+	rt.closeSession()
 }
 
 // systemPrompt builds the system prompt for the current tools.
 func (rt *Runtime) systemPrompt() string {
 	return resources.BuildSystemPrompt(resources.SystemPromptInput{
-		Tools: rt.tools.Active(), Cwd: rt.opts.Cwd,
+		Tools: rt.tools.Active(), Cwd: rt.Cwd(),
 		Custom: rt.opts.SystemPrompt, Append: rt.opts.AppendSystemPrompt,
 	})
 }

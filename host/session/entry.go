@@ -6,6 +6,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/atomic-go/atomic/internal/jsonw"
@@ -29,14 +30,68 @@ const (
 	TypeSessionInfo         = "session_info"
 )
 
-// Header is the first line of a session file.
+// Header is the first line of a session file. Unknown fields (Atomic's
+// internal and workflow, for example) are kept in Extra.
 type Header struct {
-	Type          string `json:"type"`
-	Version       int    `json:"version"`
-	ID            string `json:"id"`
-	Timestamp     string `json:"timestamp"`
-	Cwd           string `json:"cwd"`
-	ParentSession string `json:"parentSession,omitempty"`
+	Type          string
+	Version       int
+	ID            string
+	Timestamp     string
+	Cwd           string
+	ParentSession string
+	Extra         map[string]json.RawMessage
+}
+
+// MarshalJSON writes the header in the usual field order.
+func (h Header) MarshalJSON() ([]byte, error) {
+	w := jsonw.Object{}
+	w.Str("type", h.Type)
+	w.Val("version", h.Version)
+	w.Str("id", h.ID)
+	w.Str("timestamp", h.Timestamp)
+	w.Str("cwd", h.Cwd)
+	w.OptStr("parentSession", h.ParentSession)
+	w.Extra(h.Extra)
+	return w.Close()
+}
+
+var knownHeaderKeys = map[string]bool{
+	"type": true, "version": true, "id": true, "timestamp": true, "cwd": true, "parentSession": true,
+}
+
+// UnmarshalJSON reads a header; a missing version means version 1.
+func (h *Header) UnmarshalJSON(data []byte) error {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	*h = Header{Version: 1}
+	str := func(k string) string {
+		var s string
+		if raw, ok := all[k]; ok {
+			_ = json.Unmarshal(raw, &s)
+		}
+		return s
+	}
+	h.Type, h.ID, h.Timestamp = str("type"), str("id"), str("timestamp")
+	h.Cwd, h.ParentSession = str("cwd"), str("parentSession")
+	if raw, ok := all["version"]; ok {
+		var v float64
+		if err := json.Unmarshal(raw, &v); err != nil || v != float64(int(v)) {
+			h.Version = -1 // not a version number
+		} else {
+			h.Version = int(v)
+		}
+	}
+	for k, v := range all {
+		if !knownHeaderKeys[k] {
+			if h.Extra == nil {
+				h.Extra = map[string]json.RawMessage{}
+			}
+			h.Extra[k] = v
+		}
+	}
+	return nil
 }
 
 // Entry is one line of the tree. Type selects which fields are meaningful;
@@ -72,6 +127,10 @@ type Entry struct {
 	Name *string // session_info
 
 	Extra map[string]json.RawMessage
+
+	// opaque holds the line of an entry whose fields do not have the types
+	// this package expects; it is written back unchanged.
+	opaque []byte
 }
 
 // Parent returns the parent id or "".
@@ -84,6 +143,9 @@ func (e *Entry) Parent() string {
 
 // MarshalJSON writes the entry's fields in a stable order.
 func (e Entry) MarshalJSON() ([]byte, error) {
+	if e.opaque != nil {
+		return e.opaque, nil
+	}
 	w := jsonw.Object{}
 	w.Str("type", e.Type)
 	w.Str("id", e.ID)
@@ -214,4 +276,24 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// decodeEntry decodes an entry line that the scanner accepted. An entry
+// whose fields have unexpected types is kept as an opaque entry: its line is
+// returned unchanged by get_entries and it adds nothing to the context.
+func decodeEntry(line []byte, m lineMeta) *Entry {
+	e := &Entry{}
+	if err := json.Unmarshal(line, e); err != nil {
+		e = &Entry{Type: m.typ, ID: m.id, Timestamp: m.ts, opaque: append([]byte(nil), bytes.TrimSpace(line)...)}
+	}
+	// The scanner's reading of the structural fields is authoritative
+	// (encoding/json matches keys case-insensitively; JSON.parse does not).
+	e.Type, e.ID, e.Timestamp = m.typ, m.id, m.ts
+	if m.parent == "" {
+		e.ParentID = nil
+	} else {
+		p := m.parent
+		e.ParentID = &p
+	}
+	return e
 }
