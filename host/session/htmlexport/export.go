@@ -311,7 +311,10 @@ table.meta th{text-align:left;color:var(--muted);padding:.1rem 1rem .1rem 0;font
 .role{font-weight:600;font-size:.85rem;color:var(--muted);margin-bottom:.3rem}
 .label{background:#ddf4ff;border-radius:1em;padding:0 .5em;font-weight:500}
 pre{background:#fff;border:1px solid var(--border);border-radius:6px;padding:.5rem;overflow:auto;white-space:pre-wrap}
+.text table{border-collapse:collapse;margin:.5rem 0}
+.text th,.text td{border:1px solid var(--border);padding:.2rem .6rem}
 .tool-call{margin:.4rem 0}
+.tool-name::before{content:"Tool call: ";font-weight:400;color:var(--muted)}
 .tool-name{font-family:ui-monospace,monospace;font-weight:600}
 .tool-result.is-error summary,.error{color:var(--err)}
 details.thinking{color:var(--muted);margin:.3rem 0}
