@@ -130,8 +130,10 @@ func TestContextRulesSeam(t *testing.T) {
 	id := rt.Session().Leaf()
 	rt.Session().Append(session.Entry{Type: session.TypeCompaction, Summary: "S", FirstKeptEntryID: &id})
 	rt.SetContextRules(session.ContextRules{
-		Active:   func(*session.Entry) bool { return true },
-		Boundary: func(c *session.Entry, kept []*session.Entry) []llm.Message { return []llm.Message{llm.UserText("boundary " + c.Summary)} },
+		Active: func(*session.Entry) bool { return true },
+		Boundary: func(c *session.Entry, kept []*session.Entry) []llm.Message {
+			return []llm.Message{llm.UserText("boundary " + c.Summary)}
+		},
 	})
 	msgs := rt.Messages()
 	if len(msgs) != 1 || msgs[0].Content.JoinText("") != "boundary S" {

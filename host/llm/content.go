@@ -7,6 +7,8 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/atomic-go/atomic/internal/jsonscan"
 	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
@@ -90,26 +92,51 @@ func (b ContentBlock) MarshalJSON() ([]byte, error) {
 	return w.Close()
 }
 
-// UnmarshalJSON reads any block shape leniently.
+// UnmarshalJSON reads any block shape leniently (unknown keys are
+// dropped).
 func (b *ContentBlock) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		Type              string         `json:"type"`
-		Text              string         `json:"text"`
-		TextSignature     string         `json:"textSignature"`
-		Thinking          string         `json:"thinking"`
-		ThinkingSignature string         `json:"thinkingSignature"`
-		Redacted          bool           `json:"redacted"`
-		Data              string         `json:"data"`
-		MimeType          string         `json:"mimeType"`
-		ID                string         `json:"id"`
-		Name              string         `json:"name"`
-		Arguments         map[string]any `json:"arguments"`
-		ThoughtSignature  string         `json:"thoughtSignature"`
+	*b = ContentBlock{}
+	if jsonscan.IsNull(data) {
+		return nil
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var err error
+	str := func(v []byte, k string, dst *string) { *dst, err = jsonscan.String(v, k) }
+	ok := jsonscan.Fields(data, func(key, v []byte) bool {
+		switch k := string(key); k {
+		case "type":
+			str(v, k, &b.Type)
+		case "text":
+			str(v, k, &b.Text)
+		case "textSignature":
+			str(v, k, &b.TextSignature)
+		case "thinking":
+			str(v, k, &b.Thinking)
+		case "thinkingSignature":
+			str(v, k, &b.ThinkingSignature)
+		case "redacted":
+			b.Redacted, err = jsonscan.Bool(v, k)
+		case "data":
+			str(v, k, &b.Data)
+		case "mimeType":
+			str(v, k, &b.MimeType)
+		case "id":
+			str(v, k, &b.ID)
+		case "name":
+			str(v, k, &b.Name)
+		case "arguments":
+			b.Arguments = nil
+			err = jsonscan.Any(v, &b.Arguments)
+		case "thoughtSignature":
+			str(v, k, &b.ThoughtSignature)
+		}
+		return err == nil
+	})
+	if err != nil {
 		return err
 	}
-	*b = ContentBlock(raw)
+	if !ok {
+		return fmt.Errorf("json: a content block must be a JSON object")
+	}
 	if b.Type == BlockToolCall && b.Arguments == nil {
 		b.Arguments = map[string]any{}
 	}
@@ -145,9 +172,9 @@ func (c Content) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts a string or an array of blocks.
 func (c *Content) UnmarshalJSON(data []byte) error {
 	if len(data) > 0 && data[0] == '"' {
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
-			return err
+		s, ok := jsonscan.Unquote(data)
+		if !ok {
+			return fmt.Errorf("content must be a string or an array of blocks")
 		}
 		c.Blocks = []ContentBlock{Text(s)}
 		c.AsString = true
@@ -157,8 +184,20 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 		c.Blocks = nil
 		return nil
 	}
-	var blocks []ContentBlock
-	if err := json.Unmarshal(data, &blocks); err != nil {
+	blocks := []ContentBlock{}
+	var err error
+	ok := jsonscan.Elements(data, func(v []byte) bool {
+		var b ContentBlock
+		if err = b.UnmarshalJSON(v); err != nil {
+			return false
+		}
+		blocks = append(blocks, b)
+		return true
+	})
+	if err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("not an array")
+		}
 		return fmt.Errorf("content must be a string or an array of blocks: %w", err)
 	}
 	c.Blocks = blocks

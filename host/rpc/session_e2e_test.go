@@ -19,7 +19,9 @@ func data(r e2e.Record) map[string]any {
 	return d
 }
 
-func state(a *e2e.Agent) map[string]any { return data(a.MustSucceed(map[string]any{"type": "get_state"})) }
+func state(a *e2e.Agent) map[string]any {
+	return data(a.MustSucceed(map[string]any{"type": "get_state"}))
+}
 
 // fileLines reads a JSONL file into objects (every line must be JSON).
 func fileLines(t *testing.T, path string) []map[string]any {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
 )
 
 // ErrNotFound is wrapped by Open's error for a missing file.
@@ -107,8 +109,9 @@ type loader struct {
 }
 
 // line handles one line; off is its offset, nl whether it ended with a
-// newline (only the last line of a file can lack one).
-func (l *loader) line(line []byte, off int64, nl bool) error {
+// newline (only the last line of a file can lack one), m and ok the
+// scanner's reading of it.
+func (l *loader) line(line []byte, off int64, nl bool, m lineMeta, ok bool) error {
 	l.lineNo++
 	l.size = off + int64(len(line))
 	l.endsNL = nl
@@ -121,7 +124,6 @@ func (l *loader) line(line []byte, off int64, nl bool) error {
 	if !l.sawHeader {
 		return l.header(line, nl)
 	}
-	m, ok := scanEntryLine(line)
 	if !ok {
 		if !nl {
 			l.torn = len(line)
@@ -235,11 +237,27 @@ func isBlank(b []byte) bool {
 // the buffer to fit it.
 const readChunk = 4 << 20
 
-// forEachLine reads r in chunks and calls fn for each line (without its
-// newline) with the line's offset. Memory use is one chunk or the longest
-// line, whichever is larger.
-func forEachLine(r io.Reader, fn func(line []byte, off int64, nl bool) error) error {
+// lineFunc receives one line (without its newline), its offset, whether it
+// ended with a newline, and the scanner's reading of it.
+type lineFunc func(line []byte, off int64, nl bool, m lineMeta, ok bool) error
+
+type span struct {
+	start, end int
+	m          lineMeta
+	ok         bool
+}
+
+// forEachLine reads r in chunks and calls fn for each line in order. The
+// lines of a chunk are scanned in parallel (validating JSON is most of the
+// cost of opening a large file); fn runs on the calling goroutine. Memory
+// use is one chunk or the longest line, whichever is larger.
+func forEachLine(r io.Reader, fn lineFunc) error {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > 4 {
+		workers = 4
+	}
 	buf := make([]byte, 0, readChunk)
+	var spans []span
 	var base int64 // file offset of buf[0]
 	for {
 		if len(buf) == cap(buf) {
@@ -250,6 +268,7 @@ func forEachLine(r io.Reader, fn func(line []byte, off int64, nl bool) error) er
 		n, rerr := r.Read(buf[len(buf):cap(buf)])
 		scanFrom := len(buf)
 		buf = buf[:len(buf)+n]
+		spans = spans[:0]
 		start := 0
 		for {
 			j := bytes.IndexByte(buf[scanFrom:], '\n')
@@ -257,11 +276,15 @@ func forEachLine(r io.Reader, fn func(line []byte, off int64, nl bool) error) er
 				break
 			}
 			end := scanFrom + j
-			if err := fn(buf[start:end], base+int64(start), true); err != nil {
-				return err
-			}
+			spans = append(spans, span{start: start, end: end})
 			start = end + 1
 			scanFrom = start
+		}
+		scanSpans(buf, spans, workers)
+		for _, sp := range spans {
+			if err := fn(buf[sp.start:sp.end], base+int64(sp.start), true, sp.m, sp.ok); err != nil {
+				return err
+			}
 		}
 		if start > 0 {
 			rem := copy(buf, buf[start:])
@@ -270,7 +293,8 @@ func forEachLine(r io.Reader, fn func(line []byte, off int64, nl bool) error) er
 		}
 		if rerr == io.EOF {
 			if len(buf) > 0 {
-				return fn(buf, base, false)
+				m, ok := scanEntryLine(buf)
+				return fn(buf, base, false, m, ok)
 			}
 			return nil
 		}
@@ -278,4 +302,28 @@ func forEachLine(r io.Reader, fn func(line []byte, off int64, nl bool) error) er
 			return fmt.Errorf("read session file: %w", rerr)
 		}
 	}
+}
+
+// scanSpans scans the lines of buf, split among workers.
+func scanSpans(buf []byte, spans []span, workers int) {
+	scan := func(part []span) {
+		for i := range part {
+			part[i].m, part[i].ok = scanEntryLine(buf[part[i].start:part[i].end])
+		}
+	}
+	if workers < 2 || len(spans) < 256 {
+		scan(spans)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (len(spans) + workers - 1) / workers
+	for lo := 0; lo < len(spans); lo += per {
+		hi := min(lo+per, len(spans))
+		wg.Add(1)
+		go func(part []span) {
+			defer wg.Done()
+			scan(part)
+		}(spans[lo:hi])
+	}
+	wg.Wait()
 }

@@ -358,10 +358,19 @@ func (s *Session) Branch(id string) []*Entry {
 // WalkBranch calls fn for each entry on the path from the root to id (the
 // leaf when id is ""), loading one entry at a time.
 func (s *Session) WalkBranch(id string, fn func(*Entry) error) error {
+	return s.WalkBranchFiltered(id, nil, fn)
+}
+
+// WalkBranchFiltered is WalkBranch for the entries keep accepts, judged by
+// entry type and message role (known without loading the entry).
+func (s *Session) WalkBranchFiltered(id string, keep func(typ, role string) bool, fn func(*Entry) error) error {
 	s.mu.RLock()
 	path := s.pathLocked(id)
 	s.mu.RUnlock()
 	for _, n := range path {
+		if keep != nil && !keep(n.typ, n.role) {
+			continue
+		}
 		s.mu.RLock()
 		e, err := s.loadLocked(n)
 		s.mu.RUnlock()
@@ -382,9 +391,8 @@ func (s *Session) pathLocked(id string) []*node {
 		id = s.leaf
 	}
 	var rev []*node
-	seen := map[string]bool{}
-	for id != "" && !seen[id] {
-		seen[id] = true
+	// A path is at most as long as the session; a longer walk is a cycle.
+	for id != "" && len(rev) <= len(s.nodes) {
 		n, ok := s.byID[id]
 		if !ok {
 			break
@@ -392,11 +400,26 @@ func (s *Session) pathLocked(id string) []*node {
 		rev = append(rev, n)
 		id = n.parent
 	}
+	if len(rev) > len(s.nodes) {
+		rev = cutCycle(rev)
+	}
 	out := make([]*node, len(rev))
 	for i, n := range rev {
 		out[len(rev)-1-i] = n
 	}
 	return out
+}
+
+// cutCycle keeps a walk up to the first entry it meets twice.
+func cutCycle(rev []*node) []*node {
+	seen := make(map[*node]bool, len(rev))
+	for i, n := range rev {
+		if seen[n] {
+			return rev[:i]
+		}
+		seen[n] = true
+	}
+	return rev
 }
 
 // SetLeaf moves the leaf to an existing entry ("" resets it, so that the

@@ -93,11 +93,23 @@ func (s *Session) loadLocked(n *node) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, ok := scanEntryLine(line)
-	if !ok || m.id != n.id {
-		return nil, fmt.Errorf("session file %s changed on disk: entry %s is no longer where it was", s.path, n.id)
+	changed := fmt.Errorf("session file %s changed on disk: entry %s is no longer where it was", s.path, n.id)
+	e := &Entry{}
+	if err := e.UnmarshalJSON(line); err != nil {
+		// Not JSON any more, or fields of unexpected types (kept opaque).
+		m, ok := scanEntryLine(line)
+		if !ok || m.id != n.id {
+			return nil, changed
+		}
+		return decodeEntry(line, m), nil
 	}
-	return decodeEntry(line, m), nil
+	if e.ID != n.id {
+		return nil, changed
+	}
+	if n.parent == "" {
+		e.ParentID = nil
+	}
+	return e, nil
 }
 
 // readLine reads a node's line (without its newline) from the file.

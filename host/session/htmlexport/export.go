@@ -74,10 +74,16 @@ func Render(w io.Writer, s *session.Session, info Info) error {
 	}
 	var t totals
 	seenModel := map[string]bool{}
-	// First pass: the figures for the header.
-	err := s.WalkBranch("", func(e *session.Entry) error {
-		if m, ok := session.EntryMessage(e); ok {
+	// First pass, over the assistant messages only: the figures for the
+	// header.
+	onlyAssistant := func(typ, role string) bool {
+		if typ == session.TypeMessage || typ == session.TypeCustomMessage || typ == session.TypeBranchSummary {
 			t.messages++
+		}
+		return typ == session.TypeMessage && role == llm.RoleAssistant
+	}
+	err := s.WalkBranchFiltered("", onlyAssistant, func(e *session.Entry) error {
+		if m, ok := session.EntryMessage(e); ok {
 			if m.Role == llm.RoleAssistant {
 				t.assistants++
 				t.usage = t.usage.Add(m.Usage)
