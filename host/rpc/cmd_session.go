@@ -110,14 +110,6 @@ func handleGetForkMessages(_ context.Context, s *Server, _ *Request) (any, error
 	return map[string]any{"messages": msgs}, nil
 }
 
-// leafJSON is the leaf id or null.
-func leafJSON(leaf string) any {
-	if leaf == "" {
-		return nil
-	}
-	return leaf
-}
-
 func handleGetEntries(_ context.Context, s *Server, req *Request) (any, error) {
 	var c struct {
 		Since *string `json:"since"`
@@ -133,10 +125,23 @@ func handleGetEntries(_ context.Context, s *Server, req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if entries == nil {
-		entries = []json.RawMessage{}
+	// The entries are the file's lines (validated when the file was
+	// loaded): they are copied into the response as they are.
+	size := 64
+	for _, e := range entries {
+		size += len(e) + 1
 	}
-	return map[string]any{"entries": entries, "leafId": leafJSON(leaf)}, nil
+	out := make([]byte, 0, size)
+	out = append(out, `{"entries":[`...)
+	for i, e := range entries {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	out = append(out, `],"leafId":`...)
+	out = appendLeaf(out, leaf)
+	return RawJSON(append(out, '}')), nil
 }
 
 func handleGetTree(_ context.Context, s *Server, _ *Request) (any, error) {
@@ -144,7 +149,24 @@ func handleGetTree(_ context.Context, s *Server, _ *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"tree": tree, "leafId": leafJSON(leaf)}, nil
+	// A long conversation is a deep tree: encode it without encoding/json,
+	// which refuses nesting deeper than 10000.
+	b, err := tree.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(`{"tree":`), b...)
+	out = append(out, `,"leafId":`...)
+	out = appendLeaf(out, leaf)
+	return RawJSON(append(out, '}')), nil
+}
+
+func appendLeaf(dst []byte, leaf string) []byte {
+	if leaf == "" {
+		return append(dst, "null"...)
+	}
+	b, _ := json.Marshal(leaf)
+	return append(dst, b...)
 }
 
 func handleNavigateTree(_ context.Context, s *Server, req *Request) (any, error) {

@@ -2,6 +2,7 @@ package rpc_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -342,5 +343,48 @@ func TestExportHTMLRendersInChromium(t *testing.T) {
 	}
 	if dst := os.Getenv("ATOMIC_EXPORT_SCREENSHOT"); dst != "" {
 		copyFile(t, shot, dst)
+	}
+}
+
+func TestDeepTreeAndLargeEntries(t *testing.T) {
+	cwd := t.TempDir()
+	var b strings.Builder
+	b.WriteString(strings.Replace(testHeader, "CWD", cwd, 1) + "\n")
+	parent := ""
+	const n = 6000 // a chain this long nests deeper than encoding/json accepts
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("%08x", i+1)
+		if i%2 == 0 {
+			b.WriteString(userLine(id, parent, "q") + "\n")
+		} else {
+			b.WriteString(asstLine(id, parent, "a") + "\n")
+		}
+		parent = id
+	}
+	p := writeSession(t, cwd, b.String())
+	a := e2e.Start(t, e2e.Options{Args: []string{"--session", p}, Dir: cwd})
+	if c := state(a)["messageCount"].(float64); c != n {
+		t.Fatalf("messageCount %v", c)
+	}
+	from := a.Len()
+	a.Send(map[string]any{"id": "tree", "type": "get_tree"})
+	rec := a.WaitFrom(from, 20*time.Second, func(r e2e.Record) bool {
+		line, _ := r["line"].(string)
+		return r.Type() == "response" && r["id"] == "tree" || strings.Contains(line, `"id":"tree"`)
+	})
+	line, _ := rec["line"].(string)
+	if rec.Type() == "response" {
+		t.Fatalf("get_tree answered a shallow record: %v", rec)
+	}
+	if !strings.HasPrefix(line, `{"id":"tree","type":"response","command":"get_tree","success":true,"data":{"tree":[{"entry":{"type":"message","id":"00000001"`) ||
+		!strings.HasSuffix(strings.TrimSpace(line), `"leafId":"`+parent+`"}}`) {
+		t.Fatalf("get_tree response starts %.200q ends %q", line, line[max(0, len(line)-100):])
+	}
+	if got := strings.Count(line, `"children":[`); got != n {
+		t.Fatalf("%d nodes in the tree", got)
+	}
+	es, leaf := entries(a, fmt.Sprintf("%08x", n-2))
+	if len(es) != 2 || leaf != parent {
+		t.Fatalf("tail %v leaf %v", es, leaf)
 	}
 }
