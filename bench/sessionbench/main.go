@@ -130,7 +130,8 @@ func (a *agent) peakRSS() float64 {
 	return -1
 }
 
-func (a *agent) stop() {
+// stop ends the agent and returns the CPU time (user + system) it used.
+func (a *agent) stop() time.Duration {
 	a.in.Close()
 	done := make(chan struct{})
 	go func() { a.cmd.Wait(); close(done) }()
@@ -140,6 +141,10 @@ func (a *agent) stop() {
 		a.cmd.Process.Kill()
 		<-done
 	}
+	if ps := a.cmd.ProcessState; ps != nil {
+		return ps.UserTime() + ps.SystemTime()
+	}
+	return 0
 }
 
 // lastIDs returns the ids of the last two entries of the file.
@@ -194,8 +199,8 @@ func run(bin, file string, runs int) error {
 	}
 	defer os.RemoveAll(home)
 	fmt.Printf("file: %s, %.1f MB\n\n", file, float64(fi.Size())/(1<<20))
-	fmt.Println("| step | time | peak RSS |")
-	fmt.Println("|---|---|---|")
+	fmt.Println("| step | wall time | CPU time of the process | peak RSS |")
+	fmt.Println("|---|---|---|---|")
 
 	// Start-up cost of the binary with a new, empty session.
 	{
@@ -206,12 +211,12 @@ func run(bin, file string, runs int) error {
 		if _, _, err := a.request(map[string]any{"type": "get_state"}); err != nil {
 			return err
 		}
-		fmt.Printf("| start + get_state, empty session (reference) | %s | %.1f MB |\n", ms(time.Since(a.start)), a.peakRSS())
-		a.stop()
+		wall, rss := time.Since(a.start), a.peakRSS()
+		fmt.Printf("| start + get_state, empty session (reference) | %s | %s | %.1f MB |\n", ms(wall), ms(a.stop()), rss)
 	}
 
 	// Open and get_state, from process start.
-	var opens []time.Duration
+	var opens, cpus []time.Duration
 	var rss []float64
 	var count string
 	for i := 0; i < runs; i++ {
@@ -232,12 +237,14 @@ func run(bin, file string, runs int) error {
 		}
 		json.Unmarshal(line, &st)
 		count = strconv.Itoa(st.Data.MessageCount)
-		a.stop()
+		cpus = append(cpus, a.stop())
 	}
-	sort.Slice(opens, func(i, j int) bool { return opens[i] < opens[j] })
+	sortD := func(d []time.Duration) { sort.Slice(d, func(i, j int) bool { return d[i] < d[j] }) }
+	sortD(opens)
+	sortD(cpus)
 	sort.Float64s(rss)
-	fmt.Printf("| start + open + get_state (messageCount %s), median of %d (min %s, max %s) | %s | %.1f MB (max %.1f) |\n",
-		count, runs, ms(opens[0]), ms(opens[len(opens)-1]), ms(opens[len(opens)/2]), rss[len(rss)/2], rss[len(rss)-1])
+	fmt.Printf("| start + open + get_state (messageCount %s), median of %d (wall min %s, max %s) | %s | %s | %.1f MB (max %.1f) |\n",
+		count, runs, ms(opens[0]), ms(opens[len(opens)-1]), ms(opens[len(opens)/2]), ms(cpus[len(cpus)/2]), rss[len(rss)/2], rss[len(rss)-1])
 
 	prev, last, err := lastIDs(file)
 	if err != nil {
@@ -267,8 +274,8 @@ func run(bin, file string, runs int) error {
 			total += d
 			worst = max(worst, d)
 		}
-		fmt.Printf("| get_entries with since = one of the last two entries, mean of %d (max %s) | %s | %.1f MB |\n", n, ms(worst), ms(total/n), a.peakRSS())
-		a.stop()
+		rss := a.peakRSS()
+		fmt.Printf("| get_entries with since = one of the last two entries, mean of %d (max %s) | %s | %s (whole process) | %.1f MB |\n", n, ms(worst), ms(total/n), ms(a.stop()), rss)
 	}
 	// export_html.
 	{
@@ -285,8 +292,8 @@ func run(bin, file string, runs int) error {
 			return err
 		}
 		efi, _ := os.Stat(out)
-		fmt.Printf("| export_html (%.1f MB page) | %s | %.1f MB |\n", float64(efi.Size())/(1<<20), ms(d), a.peakRSS())
-		a.stop()
+		rss := a.peakRSS()
+		fmt.Printf("| export_html (%.1f MB page) | %s | %s (whole process) | %.1f MB |\n", float64(efi.Size())/(1<<20), ms(d), ms(a.stop()), rss)
 	}
 	// Whole-file answers, for reference: their responses are as large as
 	// the file.
@@ -302,8 +309,8 @@ func run(bin, file string, runs int) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("| %s without cursor (%.1f MB response, reference) | %s | %.1f MB |\n", c, float64(len(line))/(1<<20), ms(d), a.peakRSS())
-		a.stop()
+		rss := a.peakRSS()
+		fmt.Printf("| %s without cursor (%.1f MB response, reference) | %s | %s (whole process) | %.1f MB |\n", c, float64(len(line))/(1<<20), ms(d), ms(a.stop()), rss)
 	}
 	return nil
 }

@@ -151,11 +151,7 @@ func handleGetTree(_ context.Context, s *Server, _ *Request) (any, error) {
 	}
 	// A long conversation is a deep tree: encode it without encoding/json,
 	// which refuses nesting deeper than 10000.
-	b, err := tree.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	out := append([]byte(`{"tree":`), b...)
+	out := tree.AppendJSON([]byte(`{"tree":`))
 	out = append(out, `,"leafId":`...)
 	out = appendLeaf(out, leaf)
 	return RawJSON(append(out, '}')), nil

@@ -106,7 +106,21 @@ func (s *Session) Tree() (Tree, error) {
 
 // MarshalJSON writes the forest iteratively.
 func (t Tree) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
+	return t.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the forest's JSON to dst.
+func (t Tree) AppendJSON(dst []byte) []byte {
+	size := 2
+	stack0 := append([]*TreeNode(nil), t...)
+	for len(stack0) > 0 {
+		n := stack0[len(stack0)-1]
+		stack0 = stack0[:len(stack0)-1]
+		size += len(n.Entry) + len(n.Label) + len(n.LabelTimestamp) + 64
+		stack0 = append(stack0, n.Children...)
+	}
+	buf := bytes.NewBuffer(dst)
+	buf.Grow(size)
 	type frame struct {
 		nodes []*TreeNode
 		i     int
@@ -146,7 +160,7 @@ func (t Tree) MarshalJSON() ([]byte, error) {
 		buf.WriteString(`,"children":[`)
 		stack = append(stack, frame{nodes: node.Children})
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes()
 }
 
 // Filename returns the file name of a new session: the creation time with
