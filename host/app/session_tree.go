@@ -78,13 +78,11 @@ type NavigateResult struct {
 	EditorText *string
 }
 
-// ErrSummarizeUnsupported is returned when navigate_tree is asked to
-// summarize the branch it leaves.
-var ErrSummarizeUnsupported = errors.New("Summarizing the branch being left is not supported yet; navigate without \"summarize\"")
-
 // NavigateTree moves the leaf within the session. A user message or custom
 // message as target puts the leaf on its parent and returns its text for
-// the editor; any other entry becomes the leaf itself.
+// the editor; any other entry becomes the leaf itself. With Summarize, the
+// model summarizes the branch being left and the summary is appended at the
+// new position (the label, if any, goes on the summary).
 func (rt *Runtime) NavigateTree(targetID string, opts NavigateOptions) (NavigateResult, error) {
 	if rt.IsStreaming() {
 		return NavigateResult{}, ErrNavigateWhileStreaming
@@ -98,11 +96,17 @@ func (rt *Runtime) NavigateTree(targetID string, opts NavigateOptions) (Navigate
 	if targetID == oldLeaf {
 		return NavigateResult{}, nil
 	}
-	if opts.Summarize {
-		return NavigateResult{}, ErrSummarizeUnsupported
-	}
 	if h := rt.hooks(); h.BeforeTree != nil && h.BeforeTree(rt.baseCtx, TreeEvent{TargetID: targetID, OldLeaf: oldLeaf}) {
 		return NavigateResult{Cancelled: true}, nil
+	}
+	var summary string
+	var details map[string]any
+	if opts.Summarize {
+		var err error
+		left := abandonedEntries(s, oldLeaf, targetID)
+		if summary, details, err = rt.summarizeBranch(rt.baseCtx, left, opts.CustomInstructions, opts.ReplaceInstructions); err != nil {
+			return NavigateResult{}, err
+		}
 	}
 	newLeaf := targetID
 	var editor *string
@@ -120,8 +124,17 @@ func (rt *Runtime) NavigateTree(targetID string, opts NavigateOptions) (Navigate
 		// The parent is missing (an orphan): start a new root.
 		_ = s.SetLeaf("")
 	}
+	labelled := targetID
+	if opts.Summarize {
+		from := s.Leaf()
+		if from == "" {
+			from = "root"
+		}
+		e := rt.appendEntry(s, session.Entry{Type: session.TypeBranchSummary, FromID: from, Summary: summary, Details: details})
+		labelled = e.ID
+	}
 	if label := strings.TrimSpace(opts.Label); label != "" {
-		rt.appendEntry(s, session.Entry{Type: session.TypeLabel, TargetID: targetID, Label: &label})
+		rt.appendEntry(s, session.Entry{Type: session.TypeLabel, TargetID: labelled, Label: &label})
 	}
 	rt.mu.Lock()
 	if rt.sess == s {

@@ -3,6 +3,7 @@ package rpc_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -389,9 +390,6 @@ func TestEntriesTreeNavigateAndLabels(t *testing.T) {
 	if r := a.Request(map[string]any{"type": "navigate_tree", "targetId": "nope"}); r["success"] != false || r["error"] != "Entry nope not found" {
 		t.Fatalf("navigate unknown %v", r)
 	}
-	if r := a.Request(map[string]any{"type": "navigate_tree", "targetId": all[2]["id"], "options": map[string]any{"summarize": true}}); r["success"] != false || !strings.Contains(r["error"].(string), "not supported") {
-		t.Fatalf("navigate with summarize %v", r)
-	}
 
 	d := data(a.MustSucceed(map[string]any{"type": "get_tree"}))
 	tree := d["tree"].([]any)
@@ -537,5 +535,59 @@ func TestImportSession(t *testing.T) {
 	missing := filepath.Join(project, "nope.jsonl")
 	if r := a.Request(map[string]any{"type": "import_session", "inputPath": missing}); r["success"] != false || r["error"] != "File not found: "+missing {
 		t.Fatalf("import missing %v", r)
+	}
+}
+
+func TestNavigateWithBranchSummary(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("line one\n"), 0o600)
+	a := e2e.Start(t, e2e.Options{Dir: dir, Script: []map[string]any{
+		{"text": "first answer"},
+		{"toolCalls": []map[string]any{{"name": "read", "arguments": map[string]any{"path": "notes.txt"}}}},
+		{"text": "the notes have one line"},
+		{"text": "The user read notes.txt and found one line."}, // the summary
+		{"text": "back on the main line"},
+	}})
+	a.PromptAndWait("hello")
+	a.PromptAndWait("read the notes")
+	all, oldLeaf := entries(a, "")
+	firstAnswer := all[3]["id"].(string)
+	r := a.MustSucceed(map[string]any{"type": "navigate_tree", "targetId": firstAnswer,
+		"options": map[string]any{"summarize": true, "customInstructions": "the files involved", "label": "explored"}})
+	if d := data(r); d["cancelled"] != false {
+		t.Fatalf("navigate %v", r)
+	}
+	reqs := a.FauxRequests()
+	asked := reqs[len(reqs)-1]
+	prompt := asked["messages"].([]any)[0].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)
+	for _, want := range []string{"<conversation>", "[User]: read the notes", `[Assistant tool call]: read {"path":"notes.txt"}`, "[Tool result]: line one", "Pay particular attention to: the files involved"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the summary request lacks %q:\n%s", want, prompt)
+		}
+	}
+	if strings.Contains(prompt, "first answer") {
+		t.Error("the summary request includes the shared part of the branch")
+	}
+	after, leaf := entries(a, oldLeaf.(string))
+	if len(after) != 2 || after[0]["type"] != "branch_summary" || after[1]["type"] != "label" || leaf != after[1]["id"] {
+		t.Fatalf("entries after navigating: %v (leaf %v)", after, leaf)
+	}
+	bs := after[0]
+	sum := bs["summary"].(string)
+	if bs["parentId"] != firstAnswer || bs["fromId"] != firstAnswer || !strings.Contains(sum, "The user read notes.txt and found one line.") ||
+		!strings.Contains(sum, "<read-files>\nnotes.txt\n</read-files>") {
+		t.Fatalf("branch summary %v", bs)
+	}
+	if after[1]["targetId"] != bs["id"] || after[1]["label"] != "explored" {
+		t.Fatalf("label %v", after[1])
+	}
+	if c := state(a)["messageCount"].(float64); c != 3 {
+		t.Fatalf("messageCount %v", c)
+	}
+	a.PromptAndWait("go on")
+	reqs = a.FauxRequests()
+	msgs := reqs[len(reqs)-1]["messages"].([]any)
+	if len(msgs) != 4 || !strings.Contains(fmt.Sprint(msgs[2]), "The user read notes.txt") {
+		t.Fatalf("the next prompt's context: %v", msgs)
 	}
 }
