@@ -237,6 +237,9 @@ func isBlank(b []byte) bool {
 // the buffer to fit it.
 const readChunk = 4 << 20
 
+// maxFirstLine bounds the first line (the header) of a session file.
+const maxFirstLine = 16 << 20
+
 // lineFunc receives one line (without its newline), its offset, whether it
 // ended with a newline, and the scanner's reading of it.
 type lineFunc func(line []byte, off int64, nl bool, m lineMeta, ok bool) error
@@ -261,6 +264,11 @@ func forEachLine(r io.Reader, fn lineFunc) error {
 	var base int64 // file offset of buf[0]
 	for {
 		if len(buf) == cap(buf) {
+			if base == 0 && len(buf) >= maxFirstLine {
+				// A session header is short: this is not a session file,
+				// and reading on would hold all of it in memory.
+				return fmt.Errorf("%w: the first line is longer than %d MB", ErrNotSession, maxFirstLine>>20)
+			}
 			nb := make([]byte, len(buf), 2*cap(buf))
 			copy(nb, buf)
 			buf = nb

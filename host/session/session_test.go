@@ -294,6 +294,12 @@ func TestBadFiles(t *testing.T) {
 			t.Fatal("file was changed")
 		}
 	})
+	t.Run("one huge line", func(t *testing.T) {
+		p := write("huge.jsonl", strings.Repeat("x", maxFirstLine+readChunk))
+		if _, err := Open(p, "/cwd"); !errors.Is(err, ErrNotSession) {
+			t.Fatalf("err %v", err)
+		}
+	})
 	t.Run("empty", func(t *testing.T) {
 		p := write("empty.jsonl", "")
 		s, err := Open(p, "/cwd")
