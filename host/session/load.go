@@ -54,7 +54,7 @@ func Open(path, cwd string) (*Session, error) {
 	defer f.Close()
 	s := &Session{path: path, byID: map[string]*node{}, labels: map[string]labelInfo{}}
 	l := &loader{s: s}
-	err = forEachLine(f, l.line)
+	err = forEachLine(f, fi.Size(), l.line)
 	var mig *needsMigration
 	switch {
 	case errors.As(err, &mig):
@@ -254,17 +254,21 @@ type span struct {
 // lines of a chunk are scanned in parallel (validating JSON is most of the
 // cost of opening a large file); fn runs on the calling goroutine. Memory
 // use is one chunk or the longest line, whichever is larger.
-func forEachLine(r io.Reader, fn lineFunc) error {
+func forEachLine(r io.Reader, sizeHint int64, fn lineFunc) error {
 	workers := runtime.GOMAXPROCS(0)
 	if workers > 4 {
 		workers = 4
 	}
-	buf := make([]byte, 0, readChunk)
+	size := int64(readChunk)
+	if sizeHint >= 0 && sizeHint+1 < size {
+		size = max(sizeHint+1, 512)
+	}
+	buf := make([]byte, 0, size)
 	var spans []span
 	var base int64 // file offset of buf[0]
 	for {
 		if len(buf) == cap(buf) {
-			if base == 0 && len(buf) >= maxFirstLine {
+			if base == 0 && len(buf) >= maxFirstLine && len(spans) == 0 {
 				// A session header is short: this is not a session file,
 				// and reading on would hold all of it in memory.
 				return fmt.Errorf("%w: the first line is longer than %d MB", ErrNotSession, maxFirstLine>>20)

@@ -204,7 +204,7 @@ func writeNew(path string, data []byte) error {
 		os.Remove(path)
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := fsync(f); err != nil {
 		f.Close()
 		return err
 	}
@@ -229,7 +229,7 @@ func replaceFile(path string, data []byte) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := fsync(f); err != nil {
 		f.Close()
 		return err
 	}

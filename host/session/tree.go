@@ -350,7 +350,7 @@ func writeFileStreamed(path string, fill func(w *bufio.Writer) error) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := fsync(f); err != nil {
 		f.Close()
 		return err
 	}
