@@ -238,6 +238,9 @@ func (rt *Runtime) toolEnv() []string {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	env := []string{"ATOMIC_SESSION_ID=" + rt.sess.ID(), "AI_AGENT=atomic"}
+	if p := rt.sess.Path(); p != "" {
+		env = append(env, "ATOMIC_SESSION_FILE="+p)
+	}
 	if rt.model != nil {
 		env = append(env, "ATOMIC_PROVIDER="+rt.model.Provider, "ATOMIC_MODEL="+rt.model.ID)
 	}
