@@ -184,6 +184,20 @@ func TestNoSessionAndName(t *testing.T) {
 	if data(f)["text"] != "hi" {
 		t.Fatalf("fork %v", f)
 	}
+	// Importing reads the file into memory; nothing is written.
+	src := filepath.Join(t.TempDir(), "pi.jsonl")
+	copyFile(t, filepath.Join("..", "session", "testdata", "pi-v3.jsonl"), src)
+	a.MustSucceed(map[string]any{"type": "import_session", "inputPath": src})
+	if st := state(a); st["messageCount"].(float64) != 4 || st["sessionName"] != "file listing" {
+		t.Fatalf("state after import %v", st)
+	}
+	a.PromptAndWait("more")
+	if _, err := os.Stat(filepath.Join(a.AgentDir, "sessions")); err == nil {
+		t.Fatal("--no-session wrote a session directory")
+	}
+	if n := len(fileLines(t, src)); n != 15 {
+		t.Fatalf("the imported file has %d lines", n)
+	}
 }
 
 func TestNewSessionAndSwitch(t *testing.T) {
