@@ -18,7 +18,6 @@ import (
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/llm/faux"
-	"github.com/atomic-go/atomic/host/resources"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
 )
@@ -51,6 +50,17 @@ type Options struct {
 	SystemPrompt       string
 	AppendSystemPrompt string
 
+	// Resources (see resources.go).
+	Skills            []string // --skill paths
+	PromptTemplates   []string // --prompt-template paths
+	NoSkills          bool
+	NoPromptTemplates bool
+	NoContextFiles    bool
+	// ProjectTrusted decides whether the project's own skills, templates,
+	// context files and system prompt files are used; nil means trusted.
+	// The extension host's trust rule plugs in here (or SetProjectTrust).
+	ProjectTrusted func() bool
+
 	Log *slog.Logger
 }
 
@@ -62,6 +72,7 @@ type Runtime struct {
 	log      *slog.Logger
 	catalog  *llm.Catalog
 	tools    *tools.Registry
+	res      resourceState
 
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -155,9 +166,12 @@ func New(opts Options) (*Runtime, error) {
 	if err := rt.selectInitialModel(); err != nil {
 		return nil, err
 	}
+	// The session decides the working directory, which the resources
+	// are discovered for.
 	if err := rt.openInitialSession(); err != nil {
 		return nil, err
 	}
+	rt.initResources()
 	return rt, nil
 }
 
@@ -300,10 +314,6 @@ func (rt *Runtime) Close() {
 	rt.closeSession()
 }
 
-// systemPrompt builds the system prompt for the current tools.
-func (rt *Runtime) systemPrompt() string {
-	return resources.BuildSystemPrompt(resources.SystemPromptInput{
-		Tools: rt.tools.Active(), Cwd: rt.Cwd(),
-		Custom: rt.opts.SystemPrompt, Append: rt.opts.AppendSystemPrompt,
-	})
-}
+// systemPrompt builds the system prompt for the current tools and
+// resources (cached; see resources.go).
+func (rt *Runtime) systemPrompt() string { return rt.cachedSystemPrompt() }

@@ -275,17 +275,19 @@ func (rt *Runtime) restoreLocked(p *session.Plan, keepModel, keepThinking bool) 
 
 // followSessionCwd makes the session's working directory the runtime's
 // when it exists; otherwise the current one stays and a warning says so.
-func (rt *Runtime) followSessionCwd(s *session.Session) {
+// It reports whether the directory changed.
+func (rt *Runtime) followSessionCwd(s *session.Session) bool {
 	cwd := s.Cwd()
 	if cwd == "" || cwd == rt.Cwd() {
-		return
+		return false
 	}
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		rt.log.Warn("the session was recorded in a directory that does not exist any more; working in the current directory", "sessionCwd", cwd, "cwd", rt.Cwd())
-		return
+		return false
 	}
 	c := cwd
 	rt.cwd.Store(&c)
+	return true
 }
 
 // stopRun aborts the run in flight and waits until no run is active.
@@ -318,8 +320,9 @@ func (rt *Runtime) install(s *session.Session, reason string, restore bool) {
 	}
 	hooks := rt.sessHooks
 	rt.mu.Unlock()
-	if restore {
-		rt.followSessionCwd(s)
+	if restore && rt.followSessionCwd(s) {
+		// Context files and project resources belong to the directory.
+		rt.RediscoverResources(rt.baseCtx, "startup")
 	}
 	if hadQueue {
 		rt.Emit(events.QueueUpdate{Steering: []string{}, FollowUp: []string{}})

@@ -10,7 +10,7 @@ import (
 	"github.com/atomic-go/atomic/host/session"
 )
 
-func newTestRuntime(t *testing.T, opts Options) *Runtime {
+func newSessionRuntime(t *testing.T, opts Options) *Runtime {
 	t.Helper()
 	dir := t.TempDir()
 	if opts.Cwd == "" {
@@ -25,7 +25,7 @@ func newTestRuntime(t *testing.T, opts Options) *Runtime {
 	return rt
 }
 
-func prompt(t *testing.T, rt *Runtime, text string) {
+func runPrompt(t *testing.T, rt *Runtime, text string) {
 	t.Helper()
 	start, err := rt.Prompt(PromptInput{Text: text})
 	if err != nil {
@@ -38,8 +38,8 @@ func prompt(t *testing.T, rt *Runtime, text string) {
 }
 
 func TestSessionHooksCancelAndLifecycle(t *testing.T) {
-	rt := newTestRuntime(t, Options{})
-	prompt(t, rt, "one")
+	rt := newSessionRuntime(t, Options{})
+	runPrompt(t, rt, "one")
 	var log []string
 	cancel := true
 	rt.SetSessionHooks(SessionHooks{
@@ -92,13 +92,13 @@ func TestSessionHooksCancelAndLifecycle(t *testing.T) {
 }
 
 func TestLoadedContextIsLazy(t *testing.T) {
-	rt := newTestRuntime(t, Options{})
-	prompt(t, rt, "one")
-	prompt(t, rt, "two")
+	rt := newSessionRuntime(t, Options{})
+	runPrompt(t, rt, "one")
+	runPrompt(t, rt, "two")
 	path := rt.Session().Path()
 	rt.Close()
 
-	rt2 := newTestRuntime(t, Options{SessionPath: path})
+	rt2 := newSessionRuntime(t, Options{SessionPath: path})
 	if st := rt2.State(); st.MessageCount != 4 || st.SessionFile != path {
 		t.Fatalf("state %+v", st)
 	}
@@ -118,15 +118,15 @@ func TestLoadedContextIsLazy(t *testing.T) {
 	if msgs := rt2.Messages(); len(msgs) != 4 || msgs[0].Role != llm.RoleUser {
 		t.Fatalf("messages %v", msgs)
 	}
-	prompt(t, rt2, "three")
+	runPrompt(t, rt2, "three")
 	if st := rt2.State(); st.MessageCount != 6 {
 		t.Fatalf("messageCount %d", st.MessageCount)
 	}
 }
 
 func TestContextRulesSeam(t *testing.T) {
-	rt := newTestRuntime(t, Options{NoSession: true})
-	prompt(t, rt, "one")
+	rt := newSessionRuntime(t, Options{NoSession: true})
+	runPrompt(t, rt, "one")
 	id := rt.Session().Leaf()
 	rt.Session().Append(session.Entry{Type: session.TypeCompaction, Summary: "S", FirstKeptEntryID: &id})
 	rt.SetContextRules(session.ContextRules{
