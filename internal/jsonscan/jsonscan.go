@@ -7,7 +7,6 @@ package jsonscan
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"math/bits"
 	"unicode"
 	"unicode/utf16"
@@ -61,9 +60,9 @@ func (s *Scanner) Object(depth int, onKey func(key []byte) bool) bool {
 			return false
 		}
 		key := s.B[start : s.I-1]
-		if esc {
-			var k string
-			if json.Unmarshal(s.B[start-1:s.I], &k) != nil {
+		if esc || !ascii(key) {
+			k, ok := Unquote(s.B[start-1 : s.I])
+			if !ok {
 				return false
 			}
 			key = []byte(k)
@@ -104,18 +103,11 @@ func (s *Scanner) StringValue() (string, bool) {
 	}
 	start := s.I
 	s.I++
-	esc, ok := s.StringBody()
-	if !ok {
+	if _, ok := s.StringBody(); !ok {
 		return "", false
 	}
-	if !esc {
-		return string(s.B[start+1 : s.I-1]), true
-	}
-	var out string
-	if err := json.Unmarshal(s.B[start:s.I], &out); err != nil {
-		return "", false
-	}
-	return out, true
+	// Unquote also replaces invalid UTF-8, as encoding/json does.
+	return Unquote(s.B[start:s.I])
 }
 
 func (s *Scanner) Value(depth int) bool {
@@ -325,6 +317,15 @@ func Fields(b []byte, fn func(key, value []byte) bool) bool {
 	}
 	s.WS()
 	return s.I == len(b)
+}
+
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Unquote decodes a valid JSON string literal (with its quotes) the way
