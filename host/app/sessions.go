@@ -307,6 +307,8 @@ func (rt *Runtime) stopRun() {
 // thinking level come from its branch.
 func (rt *Runtime) install(s *session.Session, reason string, restore bool) {
 	rt.logWarnings(s)
+	// qmu keeps the queue change and its queue_update together (prompt.go).
+	rt.qmu.Lock()
 	rt.mu.Lock()
 	old := rt.sess
 	rt.sess = s
@@ -320,12 +322,13 @@ func (rt *Runtime) install(s *session.Session, reason string, restore bool) {
 	}
 	hooks := rt.sessHooks
 	rt.mu.Unlock()
+	if hadQueue {
+		rt.Emit(events.QueueUpdate{Steering: []string{}, FollowUp: []string{}})
+	}
+	rt.qmu.Unlock()
 	if restore && rt.followSessionCwd(s) {
 		// Context files and project resources belong to the directory.
 		rt.RediscoverResources(rt.baseCtx, "startup")
-	}
-	if hadQueue {
-		rt.Emit(events.QueueUpdate{Steering: []string{}, FollowUp: []string{}})
 	}
 	for _, ev := range evs {
 		rt.Emit(ev)
