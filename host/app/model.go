@@ -157,7 +157,7 @@ func (rt *Runtime) applyModel(m llm.Model, want, source string) string {
 	sess := rt.sess
 	rt.mu.Unlock()
 	if modelChanged {
-		sess.Append(session.Entry{Type: session.TypeModelChange, Provider: m.Provider, ModelID: m.ID})
+		rt.appendEntry(sess, session.Entry{Type: session.TypeModelChange, Provider: m.Provider, ModelID: m.ID})
 		ev := events.ModelChanged{Model: m, Source: source}
 		if prev != nil {
 			p := *prev
@@ -166,7 +166,7 @@ func (rt *Runtime) applyModel(m llm.Model, want, source string) string {
 		rt.Emit(ev)
 	}
 	if levelChanged {
-		sess.Append(session.Entry{Type: session.TypeThinkingLevelChange, ThinkingLevel: level})
+		rt.appendEntry(sess, session.Entry{Type: session.TypeThinkingLevelChange, ThinkingLevel: level})
 		rt.Emit(events.ThinkingLevelChanged{Level: level})
 	}
 	return level
@@ -240,7 +240,7 @@ func (rt *Runtime) setEffectiveThinking(level string) {
 	sess := rt.sess
 	rt.mu.Unlock()
 	if changed {
-		sess.Append(session.Entry{Type: session.TypeThinkingLevelChange, ThinkingLevel: level})
+		rt.appendEntry(sess, session.Entry{Type: session.TypeThinkingLevelChange, ThinkingLevel: level})
 		rt.Emit(events.ThinkingLevelChanged{Level: level})
 	}
 }

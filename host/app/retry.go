@@ -186,8 +186,8 @@ func (r *retrier) plan(created []llm.Message) (time.Duration, bool) {
 	r.policy, r.attempt, r.failed = policy, attempt, failed.ErrorMessage
 	rt.mu.Lock()
 	rt.prov.retry = r.wait
-	if n := len(rt.messages); n > 0 && rt.messages[n-1].Role == llm.RoleAssistant && rt.messages[n-1].StopReason == llm.StopError {
-		rt.messages = rt.messages[:n-1]
+	if msgs := rt.contextLocked(); len(msgs) > 0 && msgs[len(msgs)-1].Role == llm.RoleAssistant && msgs[len(msgs)-1].StopReason == llm.StopError {
+		rt.messages = msgs[:len(msgs)-1]
 	}
 	rt.mu.Unlock()
 	return d, true

@@ -208,10 +208,17 @@ func TestThinkingFollowsModel(t *testing.T) {
 	}
 	// The changes are recorded in the session.
 	var entries []string
-	for _, e := range rt.sess.Entries() {
-		entries = append(entries, e.Type)
+	all, err := rt.Session().Entries()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := join(entries); got != "model_change,thinking_level_change,model_change,thinking_level_change" {
+	for _, e := range all {
+		if e.Type == "model_change" || e.Type == "thinking_level_change" {
+			entries = append(entries, e.Type)
+		}
+	}
+	// A new session starts with the initial pair; each change adds its own.
+	if got := join(entries); got != "model_change,thinking_level_change,model_change,thinking_level_change,model_change,thinking_level_change" {
 		t.Errorf("session entries %s", got)
 	}
 }

@@ -15,7 +15,6 @@ func init() {
 	Register("cycle_thinking_level", Ordinary, handleCycleThinkingLevel)
 	Register("get_available_thinking_levels", Ordinary, handleGetThinkingLevels)
 	Register("abort_retry", Concurrent, handleAbortRetry)
-	Register("get_session_stats", Ordinary, handleGetSessionStats)
 }
 
 func handleSetModel(_ context.Context, s *Server, req *Request) (any, error) {
@@ -114,8 +113,4 @@ func handleGetThinkingLevels(_ context.Context, s *Server, _ *Request) (any, err
 func handleAbortRetry(_ context.Context, s *Server, _ *Request) (any, error) {
 	s.rt.AbortRetry()
 	return nil, nil
-}
-
-func handleGetSessionStats(_ context.Context, s *Server, _ *Request) (any, error) {
-	return s.rt.SessionStats(), nil
 }

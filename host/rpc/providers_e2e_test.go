@@ -182,11 +182,18 @@ func TestCustomProviderToolCallAndStats(t *testing.T) {
 		t.Errorf("cost %v want %v", stats["cost"], wantTotal)
 	}
 	cu := asObj(stats["contextUsage"])
-	if asNum(cu["contextWindow"]) != 32000 || asNum(cu["tokens"]) != 2020 || math.Abs(asNum(cu["percent"])-6.3) > 0.01 {
+	if asNum(cu["contextWindow"]) != 32000 || asNum(cu["tokens"]) != 2020 || math.Abs(asNum(cu["percent"])-2020.0/320) > 0.01 {
 		t.Errorf("contextUsage: %v", cu)
 	}
 	if stats["sessionId"] == "" {
 		t.Errorf("no sessionId")
+	}
+	// The session file records the conversation (and the key check below
+	// covers it).
+	file, _ := stats["sessionFile"].(string)
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(data), "tool-output-42") || !strings.Contains(string(data), `"model":"local-model"`) {
+		t.Errorf("session file %q: %v\n%s", file, err, data)
 	}
 	assertNoKey(t, a)
 }
