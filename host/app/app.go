@@ -80,6 +80,7 @@ type Runtime struct {
 	autoCompact  bool
 	autoRetry    bool
 	run          *activeRun
+	pendingBash  []pendingBash // bash messages held while a run is in flight
 	closing      bool
 }
 

@@ -48,6 +48,7 @@ func (rt *Runtime) State() State {
 func (rt *Runtime) NewSession(parentSession string) (cancelled bool, err error) {
 	rt.Abort()
 	rt.mu.Lock()
+	rt.flushPendingBashLocked()
 	rt.sess = session.NewInMemory(rt.opts.Cwd)
 	rt.messages = nil
 	hadQueue := len(rt.steering)+len(rt.followUp) > 0

@@ -33,6 +33,10 @@ type Handler func(ctx context.Context, s *Server, req *Request) (any, error)
 type Command struct {
 	Lane    Lane
 	Handler Handler
+	// Accept, when set, runs in arrival order before the command is
+	// dispatched (so that an interrupt sent right after it finds it); it
+	// may leave state for the handler in Request.Accepted.
+	Accept func(s *Server, req *Request)
 }
 
 // Null is response data that is written as an explicit null.
@@ -51,6 +55,13 @@ func Register(name string, lane Lane, h Handler) {
 	table[name] = Command{Lane: lane, Handler: h}
 }
 
+// RegisterAccept is Register with an Accept function.
+func RegisterAccept(name string, lane Lane, accept func(*Server, *Request), h Handler) {
+	tableMu.Lock()
+	defer tableMu.Unlock()
+	table[name] = Command{Lane: lane, Handler: h, Accept: accept}
+}
+
 func lookup(name string) (Command, bool) {
 	tableMu.RLock()
 	defer tableMu.RUnlock()
@@ -65,6 +76,8 @@ type Request struct {
 	Type string
 	// Raw is the whole command object.
 	Raw json.RawMessage
+	// Accepted is what the command's Accept function left for its handler.
+	Accepted any
 
 	after func()
 }
@@ -134,6 +147,8 @@ type Server struct {
 	// OnShutdown hooks run, in order, when the input ends, before the
 	// runtime is closed (for example to drain direct bash requests).
 	OnShutdown []func()
+
+	bash *bashOwners
 }
 
 // NewServer returns a server writing to out.
@@ -141,6 +156,8 @@ func NewServer(rt *app.Runtime, out io.Writer, onWriteErr func(error)) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{rt: rt, ctx: ctx, cancel: cancel, ordinary: make(chan *Request, 1024)}
 	s.out = NewWriter(out, onWriteErr)
+	s.bash = newBashOwners()
+	s.OnShutdown = append(s.OnShutdown, s.bash.shutdown)
 	s.unsub = rt.Subscribe(s.SendEvent)
 	s.ordWG.Add(1)
 	go s.ordinaryLoop()
@@ -214,12 +231,12 @@ loop:
 func (s *Server) Shutdown() {
 	s.closeOnce.Do(func() {
 		s.cancel()
-		s.rt.Close()
-		close(s.ordinary)
-		s.ordWG.Wait()
 		for _, fn := range s.OnShutdown {
 			fn()
 		}
+		s.rt.Close()
+		close(s.ordinary)
+		s.ordWG.Wait()
 		s.concWG.Wait()
 		s.unsub()
 		_ = s.out.Close()
@@ -259,6 +276,9 @@ func (s *Server) HandleLine(line []byte) {
 	if !ok {
 		s.respond(req, req.Type, nil, fmt.Errorf("Unknown command: %s", req.Type))
 		return
+	}
+	if cmd.Accept != nil {
+		cmd.Accept(s, req)
 	}
 	if cmd.Lane == Concurrent {
 		s.concWG.Add(1)
