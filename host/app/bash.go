@@ -106,6 +106,10 @@ func (rt *Runtime) RunBash(ctx context.Context, req BashRequest) (BashResult, er
 	return res, nil
 }
 
+// PruneBashOutput starts removing old persisted command output in the
+// background (tools.OutputStore.Prune); front ends call it when they start.
+func (rt *Runtime) PruneBashOutput() { bashOutputStore.PruneInBackground() }
+
 // recordBash stores a finished command's message in the session that owns
 // it. While that session's agent runs, the message is held and added when
 // the run ends, so that it never lands in the middle of a turn and reaches

@@ -76,10 +76,10 @@ func TestBashCleansDeltas(t *testing.T) {
 func TestBashConcurrentRequestsKeepTheirIDs(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{})
 	from := a.Len()
-	a.Send(map[string]any{"id": "A", "type": "bash", "command": waitFn + `echo A1; w a1; echo A2 >&2; w a2; echo A3`})
-	a.Send(map[string]any{"id": "B", "type": "bash", "command": waitFn + `echo B1; w b1; echo B2; w b2; echo B3 >&2`})
 	// Step them alternately: A1 B1 A2 B2 A3 B3.
+	a.Send(map[string]any{"id": "A", "type": "bash", "command": waitFn + `echo A1; w a1; echo A2 >&2; w a2; echo A3`})
 	waitDelta(t, a, from, "A", "A1")
+	a.Send(map[string]any{"id": "B", "type": "bash", "command": waitFn + `echo B1; w b1; echo B2; w b2; echo B3 >&2`})
 	waitDelta(t, a, from, "B", "B1")
 	gate(t, a, "a1")
 	waitDelta(t, a, from, "A", "A2")
@@ -117,7 +117,7 @@ func TestBashConcurrentRequestsKeepTheirIDs(t *testing.T) {
 func TestBashTargetedAbort(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{})
 	from := a.Len()
-	a.Send(map[string]any{"id": "long", "type": "bash", "command": `echo started; sleep 100 & wait`})
+	a.Send(map[string]any{"id": "long", "type": "bash", "command": `sleep 100 & echo "started $$"; wait`})
 	a.Send(map[string]any{"id": "other", "type": "bash", "command": waitFn + `echo started; w go; echo finished`})
 	waitDelta(t, a, from, "long", "started")
 	waitDelta(t, a, from, "other", "started")
@@ -133,9 +133,11 @@ func TestBashTargetedAbort(t *testing.T) {
 	if _, has := d["exitCode"]; has {
 		t.Fatalf("exitCode present after cancel: %v", d)
 	}
-	if d["output"] != "started\n" {
-		t.Errorf("output %q", d["output"])
+	var pg int
+	if _, err := fmt.Sscanf(d["output"].(string), "started %d", &pg); err != nil {
+		t.Fatalf("output %q: %v", d["output"], err)
 	}
+	eventually(t, "the aborted command's processes to die", func() bool { return len(groupMembers(t, pg)) == 0 })
 	// The other request is untouched: it still runs and finishes normally.
 	for _, r := range a.Records(from) {
 		if r.Type() == "response" && r["id"] == "other" {
@@ -147,9 +149,7 @@ func TestBashTargetedAbort(t *testing.T) {
 	if od["cancelled"] != false || od["exitCode"] != 0.0 || od["output"] != "started\nfinished\n" {
 		t.Fatalf("other request: %v", od)
 	}
-	if left := descendants(t, a.Process().Pid); len(left) != 0 {
-		t.Fatalf("processes left after abort: %v", left)
-	}
+	eventually(t, "no child processes left", func() bool { return len(descendants(t, a.Process().Pid)) == 0 })
 }
 
 func TestAbortBashUnknownAndFinishedIDs(t *testing.T) {
@@ -163,7 +163,7 @@ func TestAbortBashUnknownAndFinishedIDs(t *testing.T) {
 	}
 	// Numeric ids are matched as JSON values.
 	from := a.Len()
-	a.Send(map[string]any{"id": 42, "type": "bash", "command": `echo started; sleep 100 & wait`})
+	a.Send(map[string]any{"id": 42, "type": "bash", "command": `sleep 100 & echo started; wait`})
 	waitDelta(t, a, from, "42", "started")
 	a.MustSucceed(map[string]any{"type": "abort_bash", "requestId": "42"}) // a string is another id
 	a.MustSucceed(map[string]any{"type": "abort_bash", "requestId": 42})
@@ -176,31 +176,39 @@ func TestAbortBashUnknownAndFinishedIDs(t *testing.T) {
 func TestBashGlobalAbortIncludesRequestsFromReplacedSession(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{})
 	from := a.Len()
-	a.Send(map[string]any{"id": "old", "type": "bash", "command": `echo started; sleep 100 & wait`})
+	a.Send(map[string]any{"id": "old", "type": "bash", "command": `sleep 100 & echo "started $$"; wait`})
 	waitDelta(t, a, from, "old", "started")
 	a.MustSucceed(map[string]any{"type": "new_session"})
-	a.Send(map[string]any{"id": "new", "type": "bash", "command": `echo started; sleep 100 & wait`})
-	a.Send(map[string]any{"type": "bash", "command": `echo noid-started; sleep 100 & wait`})
+	a.Send(map[string]any{"id": "new", "type": "bash", "command": `sleep 100 & echo "started $$"; wait`})
+	a.Send(map[string]any{"type": "bash", "command": `sleep 100 & echo "noid-started $$"; wait`})
 	waitDelta(t, a, from, "new", "started")
 	waitDelta(t, a, from, "", "noid-started")
 	if n := len(descendants(t, a.Process().Pid)); n < 6 {
 		t.Fatalf("expected 3 shells and 3 sleeps, found %d processes", n)
 	}
 	a.MustSucceed(map[string]any{"type": "abort_bash"})
+	var groups []int
 	for _, id := range []string{"old", "new"} {
-		if d := bashData(t, waitResponse(t, a, from, id)); d["cancelled"] != true {
+		d := bashData(t, waitResponse(t, a, from, id))
+		var pg int
+		if _, err := fmt.Sscanf(fmt.Sprint(d["output"]), "started %d", &pg); d["cancelled"] != true || err != nil {
 			t.Fatalf("%s: %v", id, d)
 		}
+		groups = append(groups, pg)
 	}
 	noid := a.WaitFrom(from, 5*time.Second, func(r e2e.Record) bool {
 		_, has := r["id"]
 		return r.Type() == "response" && !has
 	})
-	if d := bashData(t, noid); d["cancelled"] != true || d["output"] != "noid-started\n" {
+	d := bashData(t, noid)
+	var pg int
+	if _, err := fmt.Sscanf(fmt.Sprint(d["output"]), "noid-started %d", &pg); d["cancelled"] != true || err != nil {
 		t.Fatal(d)
 	}
-	if left := descendants(t, a.Process().Pid); len(left) != 0 {
-		t.Fatalf("processes left after abort: %v", left)
+	groups = append(groups, pg)
+	eventually(t, "no child processes left", func() bool { return len(descendants(t, a.Process().Pid)) == 0 })
+	for _, pg := range groups {
+		eventually(t, fmt.Sprintf("group %d to be empty", pg), func() bool { return len(groupMembers(t, pg)) == 0 })
 	}
 }
 
@@ -312,3 +320,54 @@ func TestBashEnvironment(t *testing.T) {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func TestBashStdinEOFCancelsAndDrains(t *testing.T) {
+	a := e2e.Start(t, e2e.Options{})
+	from := a.Len()
+	ids := []string{"x", "y"}
+	for _, id := range ids {
+		a.Send(map[string]any{"id": id, "type": "bash", "command": `sleep 100 & sleep 100 & echo "pg $$"; wait`})
+	}
+	a.SendRaw(`{"type":"bash","command":"sleep 100 & echo \"pg $$\"; wait"}` + "\n")
+	var groups []int
+	for _, id := range []string{"x", "y", ""} {
+		waitDelta(t, a, from, id, "pg ")
+		var pg int
+		if _, err := fmt.Sscanf(streamText(updates(a.Records(from), id), ""), "pg %d", &pg); err != nil {
+			t.Fatal(err)
+		}
+		if len(groupMembers(t, pg)) == 0 {
+			t.Fatalf("process group %d not found", pg)
+		}
+		groups = append(groups, pg)
+	}
+	if n := len(descendants(t, a.Process().Pid)); n < 8 {
+		t.Fatalf("expected 3 shells and 5 sleeps, found %d processes", n)
+	}
+	a.CloseStdin()
+	if code := a.Wait(15 * time.Second); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	// Each request still got exactly one response, saying it was cancelled.
+	recs := a.Records(from)
+	count := map[string]int{}
+	for _, r := range recs {
+		if r.Type() != "response" {
+			continue
+		}
+		id := ""
+		if v, has := r["id"]; has {
+			id = fmt.Sprint(v)
+		}
+		count[id]++
+		if d := bashData(t, r); d["cancelled"] != true || d["output"] == "" {
+			t.Errorf("response %v", r)
+		}
+	}
+	if count["x"] != 1 || count["y"] != 1 || count[""] != 1 {
+		t.Fatalf("responses per id: %v", count)
+	}
+	for _, pg := range groups {
+		eventually(t, fmt.Sprintf("process group %d to be gone", pg), func() bool { return len(groupMembers(t, pg)) == 0 })
+	}
+}

@@ -40,7 +40,10 @@ type bashRun struct {
 	once   sync.Once
 }
 
-func newBashOwners() *bashOwners {
+// newBashOwners starts tracking the bash requests of a server; it also
+// starts pruning old persisted output.
+func newBashOwners(rt *app.Runtime) *bashOwners {
+	rt.PruneBashOutput()
 	return &bashOwners{running: map[*bashRun]struct{}{}}
 }
 

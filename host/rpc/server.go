@@ -156,7 +156,7 @@ func NewServer(rt *app.Runtime, out io.Writer, onWriteErr func(error)) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{rt: rt, ctx: ctx, cancel: cancel, ordinary: make(chan *Request, 1024)}
 	s.out = NewWriter(out, onWriteErr)
-	s.bash = newBashOwners()
+	s.bash = newBashOwners(rt)
 	s.OnShutdown = append(s.OnShutdown, s.bash.shutdown)
 	s.unsub = rt.Subscribe(s.SendEvent)
 	s.ordWG.Add(1)
