@@ -176,12 +176,18 @@ func RunShell(ctx context.Context, req ShellRequest) (ShellOutput, error) {
 			req.OnOutput(streams[i], text)
 		}
 	}
+	// Pieces reported to OnOutput become protocol events that may queue
+	// up behind a slow client, so they are read in smaller chunks.
+	readSize := 32 * 1024
+	if req.OnOutput != nil {
+		readSize = 8 * 1024
+	}
 	var readWG sync.WaitGroup
 	for i, pr := range readers {
 		readWG.Add(1)
 		go func() {
 			defer readWG.Done()
-			buf := make([]byte, 32*1024)
+			buf := make([]byte, readSize)
 			for {
 				n, err := pr.Read(buf)
 				if n > 0 {
