@@ -76,6 +76,11 @@ func (rt *Runtime) RunBash(ctx context.Context, req BashRequest) (BashResult, er
 		},
 		MaxSpillBytes: bashOutputStore.FileCap(),
 	})
+	if errors.Is(err, tools.ErrAborted) {
+		// Cancelled before the shell started: a cancelled command with
+		// no output, like one cancelled a moment later.
+		out, err = tools.ShellOutput{Cancelled: true}, nil
+	}
 	if err != nil {
 		return BashResult{}, err
 	}

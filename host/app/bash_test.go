@@ -156,3 +156,16 @@ func TestRunBashEmptyCommand(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+func TestRunBashCancelledBeforeStart(t *testing.T) {
+	rt := newTestRuntime(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := rt.RunBash(ctx, BashRequest{Command: "echo never"})
+	if err != nil || !res.Cancelled || res.ExitCode != nil || res.Output != "" {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	if msgs := rt.Messages(); len(msgs) != 1 || !msgs[0].Cancelled {
+		t.Fatalf("messages %+v", msgs)
+	}
+}

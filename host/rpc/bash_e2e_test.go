@@ -371,3 +371,20 @@ func TestBashStdinEOFCancelsAndDrains(t *testing.T) {
 		eventually(t, fmt.Sprintf("process group %d to be gone", pg), func() bool { return len(groupMembers(t, pg)) == 0 })
 	}
 }
+
+func TestAbortBashRightAfterBash(t *testing.T) {
+	a := e2e.Start(t, e2e.Options{})
+	for i := 0; i < 5; i++ {
+		from := a.Len()
+		id := fmt.Sprintf("quick-%d", i)
+		// Both lines in one write: the abort must find the request even
+		// if its shell has not started yet.
+		a.SendRaw(fmt.Sprintf(`{"id":%q,"type":"bash","command":"sleep 100 & wait"}`+"\n"+`{"id":"ab-%d","type":"abort_bash","requestId":%q}`+"\n", id, i, id))
+		d := bashData(t, waitResponse(t, a, from, id))
+		if d["cancelled"] != true {
+			t.Fatalf("%s: %v", id, d)
+		}
+		waitResponse(t, a, from, fmt.Sprintf("ab-%d", i))
+	}
+	eventually(t, "no child processes left", func() bool { return len(descendants(t, a.Process().Pid)) == 0 })
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/atomic-go/atomic/host/app"
 	"github.com/atomic-go/atomic/host/events"
-	"github.com/atomic-go/atomic/host/tools"
 )
 
 func init() {
@@ -167,9 +166,6 @@ func handleBash(ctx context.Context, s *Server, req *Request) (any, error) {
 		},
 	})
 	if err != nil {
-		if errors.Is(err, tools.ErrAborted) {
-			err = errors.New("Command aborted before it started")
-		}
 		return nil, err
 	}
 	responded = true
