@@ -14,7 +14,7 @@ import (
 	"github.com/atomic-go/atomic/host/session"
 )
 
-func newTestRuntime(t *testing.T) *Runtime {
+func newBashRuntime(t *testing.T) *Runtime {
 	t.Helper()
 	t.Setenv("ATOMIC_CODING_AGENT_DIR", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
@@ -44,7 +44,7 @@ func gatedCommand(dir, text string) (cmd, gate string) {
 }
 
 func TestRunBashRecordsInOwningSessionAcrossNewSession(t *testing.T) {
-	rt := newTestRuntime(t)
+	rt := newBashRuntime(t)
 	rt.mu.Lock()
 	oldSess := rt.sess
 	rt.mu.Unlock()
@@ -98,7 +98,7 @@ func TestRunBashRecordsInOwningSessionAcrossNewSession(t *testing.T) {
 }
 
 func TestRunBashKeepsMessagesAndEntriesConsistent(t *testing.T) {
-	rt := newTestRuntime(t)
+	rt := newBashRuntime(t)
 	for _, c := range []string{"echo one", "echo two; exit 2"} {
 		if _, err := rt.RunBash(context.Background(), BashRequest{Command: c, ExcludeFromContext: c == "echo one"}); err != nil {
 			t.Fatal(err)
@@ -127,7 +127,7 @@ func TestRunBashKeepsMessagesAndEntriesConsistent(t *testing.T) {
 }
 
 func TestRunBashHeldWhileRunning(t *testing.T) {
-	rt := newTestRuntime(t)
+	rt := newBashRuntime(t)
 	// Pretend a run is in flight.
 	rt.mu.Lock()
 	run := rt.beginRunLocked()
@@ -138,27 +138,27 @@ func TestRunBashHeldWhileRunning(t *testing.T) {
 	if len(rt.Messages()) != 0 {
 		t.Fatal("message added during the run")
 	}
-	rt.mu.Lock()
-	if rt.run == run {
-		rt.run = nil
-		rt.flushPendingBashLocked()
+	// The run decides to finish (as it does just before agent_end).
+	if next := rt.nextOrFinish(run); next != nil {
+		t.Fatalf("unexpected continuation %v", next)
 	}
-	rt.mu.Unlock()
 	run.cancel()
+	close(run.done)
+	close(run.settled)
 	if msgs := rt.Messages(); len(msgs) != 1 || msgs[0].Output != "held\n" {
 		t.Fatalf("after the run: %+v", msgs)
 	}
 }
 
 func TestRunBashEmptyCommand(t *testing.T) {
-	rt := newTestRuntime(t)
+	rt := newBashRuntime(t)
 	if _, err := rt.RunBash(context.Background(), BashRequest{Command: "  "}); err != ErrEmptyCommand {
 		t.Fatalf("err %v", err)
 	}
 }
 
 func TestRunBashCancelledBeforeStart(t *testing.T) {
-	rt := newTestRuntime(t)
+	rt := newBashRuntime(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res, err := rt.RunBash(ctx, BashRequest{Command: "echo never"})

@@ -23,9 +23,9 @@ func TestBashOrderedDeltasOnBothChannels(t *testing.T) {
 	a.Send(map[string]any{"id": "b1", "type": "bash", "command": waitFn +
 		`for i in 1 2 3; do echo "out $i"; w o$i; printf 'err %s\n' $i >&2; w e$i; done; exit 7`})
 	for i := 1; i <= 3; i++ {
-		waitDelta(t, a, from, "b1", fmt.Sprintf("out %d\n", i))
+		waitBashDelta(t, a, from, "b1", fmt.Sprintf("out %d\n", i))
 		gate(t, a, fmt.Sprintf("o%d", i))
-		waitDelta(t, a, from, "b1", fmt.Sprintf("err %d\n", i))
+		waitBashDelta(t, a, from, "b1", fmt.Sprintf("err %d\n", i))
 		gate(t, a, fmt.Sprintf("e%d", i))
 	}
 	resp := waitResponse(t, a, from, "b1")
@@ -78,13 +78,13 @@ func TestBashConcurrentRequestsKeepTheirIDs(t *testing.T) {
 	from := a.Len()
 	// Step them alternately: A1 B1 A2 B2 A3 B3.
 	a.Send(map[string]any{"id": "A", "type": "bash", "command": waitFn + `echo A1; w a1; echo A2 >&2; w a2; echo A3`})
-	waitDelta(t, a, from, "A", "A1")
+	waitBashDelta(t, a, from, "A", "A1")
 	a.Send(map[string]any{"id": "B", "type": "bash", "command": waitFn + `echo B1; w b1; echo B2; w b2; echo B3 >&2`})
-	waitDelta(t, a, from, "B", "B1")
+	waitBashDelta(t, a, from, "B", "B1")
 	gate(t, a, "a1")
-	waitDelta(t, a, from, "A", "A2")
+	waitBashDelta(t, a, from, "A", "A2")
 	gate(t, a, "b1")
-	waitDelta(t, a, from, "B", "B2")
+	waitBashDelta(t, a, from, "B", "B2")
 	gate(t, a, "a2")
 	ra := waitResponse(t, a, from, "A")
 	gate(t, a, "b2")
@@ -119,8 +119,8 @@ func TestBashTargetedAbort(t *testing.T) {
 	from := a.Len()
 	a.Send(map[string]any{"id": "long", "type": "bash", "command": `sleep 100 & echo "started $$"; wait`})
 	a.Send(map[string]any{"id": "other", "type": "bash", "command": waitFn + `echo started; w go; echo finished`})
-	waitDelta(t, a, from, "long", "started")
-	waitDelta(t, a, from, "other", "started")
+	waitBashDelta(t, a, from, "long", "started")
+	waitBashDelta(t, a, from, "other", "started")
 
 	ab := a.MustSucceed(map[string]any{"type": "abort_bash", "requestId": "long"})
 	if _, has := ab["data"]; has {
@@ -164,7 +164,7 @@ func TestAbortBashUnknownAndFinishedIDs(t *testing.T) {
 	// Numeric ids are matched as JSON values.
 	from := a.Len()
 	a.Send(map[string]any{"id": 42, "type": "bash", "command": `sleep 100 & echo started; wait`})
-	waitDelta(t, a, from, "42", "started")
+	waitBashDelta(t, a, from, "42", "started")
 	a.MustSucceed(map[string]any{"type": "abort_bash", "requestId": "42"}) // a string is another id
 	a.MustSucceed(map[string]any{"type": "abort_bash", "requestId": 42})
 	d := bashData(t, waitResponse(t, a, from, "42"))
@@ -177,12 +177,12 @@ func TestBashGlobalAbortIncludesRequestsFromReplacedSession(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{})
 	from := a.Len()
 	a.Send(map[string]any{"id": "old", "type": "bash", "command": `sleep 100 & echo "started $$"; wait`})
-	waitDelta(t, a, from, "old", "started")
+	waitBashDelta(t, a, from, "old", "started")
 	a.MustSucceed(map[string]any{"type": "new_session"})
 	a.Send(map[string]any{"id": "new", "type": "bash", "command": `sleep 100 & echo "started $$"; wait`})
 	a.Send(map[string]any{"type": "bash", "command": `sleep 100 & echo "noid-started $$"; wait`})
-	waitDelta(t, a, from, "new", "started")
-	waitDelta(t, a, from, "", "noid-started")
+	waitBashDelta(t, a, from, "new", "started")
+	waitBashDelta(t, a, from, "", "noid-started")
 	if n := len(descendants(t, a.Process().Pid)); n < 6 {
 		t.Fatalf("expected 3 shells and 3 sleeps, found %d processes", n)
 	}
@@ -331,7 +331,7 @@ func TestBashStdinEOFCancelsAndDrains(t *testing.T) {
 	a.SendRaw(`{"type":"bash","command":"sleep 100 & echo \"pg $$\"; wait"}` + "\n")
 	var groups []int
 	for _, id := range []string{"x", "y", ""} {
-		waitDelta(t, a, from, id, "pg ")
+		waitBashDelta(t, a, from, id, "pg ")
 		var pg int
 		if _, err := fmt.Sscanf(streamText(updates(a.Records(from), id), ""), "pg %d", &pg); err != nil {
 			t.Fatal(err)

@@ -59,7 +59,7 @@ func streamText(ups []e2e.Record, channel string) string {
 }
 
 // waitDelta waits until the deltas of request id contain text.
-func waitDelta(t *testing.T, a *e2e.Agent, from int, id, text string) {
+func waitBashDelta(t *testing.T, a *e2e.Agent, from int, id, text string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {

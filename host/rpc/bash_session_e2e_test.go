@@ -25,35 +25,10 @@ func messages(t *testing.T, a *e2e.Agent) []map[string]any {
 	return out
 }
 
-func roles(msgs []map[string]any) []string {
+func bashRoles(msgs []map[string]any) []string {
 	out := make([]string, len(msgs))
 	for i, m := range msgs {
 		out[i] = fmt.Sprint(m["role"])
-	}
-	return out
-}
-
-// userTexts returns the texts of the user messages of a recorded provider
-// request.
-func userTexts(req map[string]any) []string {
-	var out []string
-	for _, m := range req["messages"].([]any) {
-		msg := m.(map[string]any)
-		if msg["role"] != "user" {
-			continue
-		}
-		var sb strings.Builder
-		switch c := msg["content"].(type) {
-		case string:
-			sb.WriteString(c)
-		case []any:
-			for _, b := range c {
-				if blk, ok := b.(map[string]any); ok && blk["type"] == "text" {
-					sb.WriteString(blk["text"].(string))
-				}
-			}
-		}
-		out = append(out, sb.String())
 	}
 	return out
 }
@@ -67,8 +42,8 @@ func TestBashMessageReachesNextPrompt(t *testing.T) {
 
 	// Recorded without any event, in the session's messages.
 	msgs := messages(t, a)
-	if strings.Join(roles(msgs), ",") != "bashExecution,bashExecution,bashExecution,bashExecution" {
-		t.Fatalf("roles %v", roles(msgs))
+	if strings.Join(bashRoles(msgs), ",") != "bashExecution,bashExecution,bashExecution,bashExecution" {
+		t.Fatalf("roles %v", bashRoles(msgs))
 	}
 	if msgs[1]["excludeFromContext"] != true || msgs[2]["exitCode"] != 3.0 {
 		t.Fatalf("messages %v", msgs)
@@ -103,7 +78,7 @@ func TestBashCancelledAndTruncatedNotesInContext(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{Env: map[string]string{"TMPDIR": tmp}, Script: []map[string]any{{"text": "ok"}}})
 	from := a.Len()
 	a.Send(map[string]any{"id": "c", "type": "bash", "command": "echo partial; sleep 100 & wait"})
-	waitDelta(t, a, from, "c", "partial")
+	waitBashDelta(t, a, from, "c", "partial")
 	a.MustSucceed(map[string]any{"type": "abort_bash", "requestId": "c"})
 	d := bashData(t, a.MustSucceed(map[string]any{"type": "bash", "command": "seq 1 2500"}))
 	a.PromptAndWait("go")
@@ -150,7 +125,7 @@ func TestBashDuringRunIsHeldUntilTheRunEnds(t *testing.T) {
 		}
 	}
 	// After the run it is in the context, after the run's messages.
-	got := roles(messages(t, a))
+	got := bashRoles(messages(t, a))
 	if strings.Join(got, ",") != "user,assistant,toolResult,assistant,bashExecution" {
 		t.Fatalf("roles after the run: %v", got)
 	}
@@ -166,7 +141,7 @@ func TestBashOutlivesNewSession(t *testing.T) {
 	oldID := a.MustSucceed(map[string]any{"type": "get_state"})["data"].(map[string]any)["sessionId"]
 	from := a.Len()
 	a.Send(map[string]any{"id": "own", "type": "bash", "command": waitFn + `echo "before $ATOMIC_SESSION_ID"; w go; echo after >&2`})
-	waitDelta(t, a, from, "own", "before")
+	waitBashDelta(t, a, from, "own", "before")
 	a.MustSucceed(map[string]any{"type": "new_session"})
 	newID := a.MustSucceed(map[string]any{"type": "get_state"})["data"].(map[string]any)["sessionId"]
 	if newID == oldID {
