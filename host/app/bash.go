@@ -65,7 +65,7 @@ func (rt *Runtime) RunBash(ctx context.Context, req BashRequest) (BashResult, er
 	rt.mu.Unlock()
 	sessionID := owner.ID()
 	out, err := tools.RunShell(ctx, tools.ShellRequest{
-		Command: req.Command, Cwd: rt.opts.Cwd, Env: env,
+		Command: req.Command, Cwd: rt.Cwd(), Env: env,
 		OnOutput: req.OnOutput, StripCR: true,
 		SpillFile: func() (*os.File, error) {
 			f, err := bashOutputStore.Create(sessionID, tools.BashOutputPrefix)
@@ -136,14 +136,20 @@ func (rt *Runtime) isCurrentLocked(s *session.Session) bool {
 }
 
 // appendBashLocked adds msg to its session, and to the runtime's messages
-// when that session is the active one.
+// when that session is the active one. A session that was replaced
+// meanwhile (and closed) gets the entry and is closed again, which
+// releases the file it reopened to write it.
 func (rt *Runtime) appendBashLocked(owner *session.Session, msg llm.Message) {
+	entry := session.Entry{Type: session.TypeMessage, Message: &msg}
 	if rt.isCurrentLocked(owner) {
-		rt.messages = append(rt.messages, msg)
-		rt.sess.AppendMessage(msg)
+		rt.messages = append(rt.contextLocked(), msg)
+		rt.appendEntry(rt.sess, entry)
 		return
 	}
-	owner.AppendMessage(msg)
+	rt.appendEntry(owner, entry)
+	if err := owner.Close(); err != nil {
+		rt.log.Warn("closing the previous session file failed", "file", owner.Path(), "err", err)
+	}
 }
 
 // flushPendingBashLocked adds the messages held during a run. It is called
@@ -154,13 +160,4 @@ func (rt *Runtime) flushPendingBashLocked() {
 		rt.appendBashLocked(p.owner, p.msg)
 	}
 	rt.pendingBash = nil
-}
-
-// sessionFile returns the file a session is saved in ("" when it lives in
-// memory only).
-func sessionFile(s *session.Session) string {
-	if f, ok := any(s).(interface{ File() string }); ok {
-		return f.File()
-	}
-	return ""
 }

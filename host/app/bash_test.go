@@ -28,7 +28,8 @@ func newBashRuntime(t *testing.T) *Runtime {
 
 func bashMessages(s *session.Session) []llm.Message {
 	var out []llm.Message
-	for _, e := range s.Entries() {
+	entries, _ := s.Entries()
+	for _, e := range entries {
 		if e.Type == session.TypeMessage && e.Message.Role == llm.RoleBashExecution {
 			out = append(out, *e.Message)
 		}
