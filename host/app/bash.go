@@ -129,10 +129,10 @@ func (rt *Runtime) recordBash(owner *session.Session, msg llm.Message) {
 	rt.appendBashLocked(owner, msg)
 }
 
-// isCurrentLocked reports whether s is the active session (the same
-// object, or the same session opened again).
+// isCurrentLocked reports whether s is the active session: the same
+// object, or the same file opened again (switch_session back to it).
 func (rt *Runtime) isCurrentLocked(s *session.Session) bool {
-	return s == rt.sess || s.ID() == rt.sess.ID()
+	return s == rt.sess || (s.Path() != "" && s.Path() == rt.sess.Path())
 }
 
 // appendBashLocked adds msg to its session, and to the runtime's messages

@@ -309,13 +309,24 @@ func TestBashEnvironment(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{})
 	st := a.MustSucceed(map[string]any{"type": "get_state"})["data"].(map[string]any)
 	model := st["model"].(map[string]any)
-	r := a.MustSucceed(map[string]any{"type": "bash", "command": `echo "$ATOMIC_SESSION_ID|$PI_SESSION_ID|$ATOMIC_PROVIDER|$ATOMIC_MODEL|$PI_PROVIDER|$PI_MODEL|$ATOMIC_REASONING_LEVEL|${ATOMIC_SESSION_FILE+set}|$AI_AGENT|$(pwd -P)"`})
+	r := a.MustSucceed(map[string]any{"type": "bash", "command": `echo "$ATOMIC_SESSION_ID|$PI_SESSION_ID|$ATOMIC_PROVIDER|$ATOMIC_MODEL|$PI_PROVIDER|$PI_MODEL|$ATOMIC_REASONING_LEVEL|$ATOMIC_SESSION_FILE|$PI_SESSION_FILE|$AI_AGENT|$(pwd -P)"`})
 	got := strings.TrimSpace(bashData(t, r)["output"].(string))
 	dir := strings.TrimSpace(bashData(t, a.MustSucceed(map[string]any{"type": "bash", "command": "cd " + shellQuote(a.Dir) + " && pwd -P"}))["output"].(string))
+	file, _ := st["sessionFile"].(string)
+	if file == "" {
+		t.Fatalf("no session file in %v", st)
+	}
 	want := strings.Join([]string{st["sessionId"].(string), st["sessionId"].(string), model["provider"].(string), model["id"].(string),
-		model["provider"].(string), model["id"].(string), st["thinkingLevel"].(string), "set", "atomic", dir}, "|")
+		model["provider"].(string), model["id"].(string), st["thinkingLevel"].(string), file, file, "atomic", dir}, "|")
 	if got != want {
 		t.Fatalf("env %q\nwant %q", got, want)
+	}
+
+	// In memory (--no-session) the file variable is set but empty.
+	m := e2e.Start(t, e2e.Options{Args: []string{"--no-session"}})
+	r = m.MustSucceed(map[string]any{"type": "bash", "command": `echo "${ATOMIC_SESSION_FILE-unset}|${PI_SESSION_FILE-unset}|$ATOMIC_SESSION_ID"`})
+	if got, id := bashData(t, r)["output"], state(m)["sessionId"]; got != fmt.Sprintf("||%s\n", id) {
+		t.Fatalf("in memory: %q", got)
 	}
 }
 
