@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atomic-go/atomic/sdk/rpcclient"
+)
+
+// Client is an agent started through sdk/rpcclient, in the same isolated
+// environment as Start. The embedded client is the public Go client, so
+// tests read like a client author's code.
+type Client struct {
+	*rpcclient.Client
+	Env
+
+	t     testing.TB
+	mu    sync.Mutex
+	lines int
+	bad   []string
+}
+
+// ClientOptions configure StartClient beyond Options.
+type ClientOptions struct {
+	// UIHandler answers extension dialogs.
+	UIHandler rpcclient.UIHandler
+	// RequestTimeout of quick commands (default 10 s).
+	RequestTimeout time.Duration
+}
+
+// StartClient starts the agent (built once per test process, as for
+// Start) with opts and returns a client for it. When the test ends the
+// agent is stopped, and the test fails if any stdout line was not exactly
+// one JSON object, or if a -race build reported a data race.
+func StartClient(t testing.TB, opts Options, copts ...ClientOptions) *Client {
+	t.Helper()
+	var co ClientOptions
+	if len(copts) > 0 {
+		co = copts[0]
+	}
+	if co.RequestTimeout == 0 {
+		co.RequestTimeout = 10 * time.Second
+	}
+	cmd, env := Command(t, opts)
+	c := &Client{Env: env, t: t}
+	var err error
+	c.Client, err = rpcclient.Start(rpcclient.Options{
+		Executable:     cmd.Path,
+		Args:           cmd.Args[1:],
+		NoModeFlag:     true, // cmd.Args already has it
+		Env:            cmd.Env,
+		ReplaceEnv:     true,
+		Dir:            cmd.Dir,
+		RequestTimeout: co.RequestTimeout,
+		StopTimeout:    5 * time.Second,
+		UIHandler:      co.UIHandler,
+		OnLine:         c.checkLine,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = c.CloseInput()
+		if _, err := c.Wait(ctx); err != nil {
+			_ = c.Stop(ctx)
+		}
+		c.mu.Lock()
+		for _, b := range c.bad {
+			t.Errorf("stdout: %s", b)
+		}
+		c.mu.Unlock()
+		if strings.Contains(c.Stderr(), "WARNING: DATA RACE") {
+			t.Errorf("the agent reported a data race")
+		}
+		if t.Failed() {
+			t.Logf("agent stderr:\n%s", c.Stderr())
+		}
+	})
+	return c
+}
+
+func (c *Client) checkLine(line []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lines++
+	if err := CheckRecordLine(line); err != nil && len(c.bad) < 10 {
+		c.bad = append(c.bad, "line "+strconv.Itoa(c.lines)+" is not a protocol record: "+err.Error()+": "+clip(line, 300))
+	}
+}
+
+// Ctx returns a context that ends after timeout or with the test.
+func Ctx(t testing.TB, timeout time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Must fails the test when err is not nil and returns v.
+func Must[T any](t testing.TB, v T, err error) T {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
