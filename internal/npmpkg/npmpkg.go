@@ -28,7 +28,9 @@ type Install struct {
 }
 
 // PackageDir returns the installed package's directory.
-func (i Install) PackageDir() string { return filepath.Join(i.Dir, "node_modules", filepath.FromSlash(i.Name)) }
+func (i Install) PackageDir() string {
+	return filepath.Join(i.Dir, "node_modules", filepath.FromSlash(i.Name))
+}
 
 // CacheRoot is where installs are kept: $ATOMIC_NPM_CACHE, else
 // <user cache dir>/atomic-go/npm.

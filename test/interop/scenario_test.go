@@ -132,7 +132,7 @@ func usage(in, out, cacheRead int, rIn, rOut, rCache float64) string {
 }
 
 var (
-	userHello = `{"role": "user", "content": [{"type": "text", "text": "Say hello"}], "timestamp": "<ts>"}`
+	userHello  = `{"role": "user", "content": [{"type": "text", "text": "Say hello"}], "timestamp": "<ts>"}`
 	replyHello = `{"role": "assistant", "content": [{"type": "text", "text": "Hello from the local model."}],
 	  "api": "openai-completions", "provider": "local", "model": "local-other", "responseId": "chatcmpl-1",
 	  "usage": ` + usage(120, 7, 0, 3, 6, 1) + `, "stopReason": "stop", "timestamp": "<ts>"}`
