@@ -19,7 +19,7 @@ import (
 type target struct {
 	Name    string
 	Version string
-	argv    []string                  // executable and arguments, "--mode rpc" included
+	argv    []string                   // executable and arguments, "--mode rpc" included
 	env     func(home string) []string // the whole environment for a home directory
 	agentIn string                     // agent directory, relative to home
 }
