@@ -107,6 +107,8 @@ type Runtime struct {
 	pendingBash  []pendingBash // bash messages held while a run is in flight (bash.go)
 	closing      bool
 	prov         *provState // providers, credentials, retry (catalog.go, retry.go)
+
+	writes writeHealth // session file write failures (session_write.go)
 }
 
 // activeRun is one run of the agent, from the prompt that started it to
