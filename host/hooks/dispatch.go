@@ -232,19 +232,23 @@ func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) Be
 			continue
 		}
 		var r struct {
-			Message      *CustomMessage `json:"message"`
-			SystemPrompt *string        `json:"systemPrompt"`
+			Message      *CustomMessage  `json:"message"`
+			Messages     []CustomMessage `json:"messages"`
+			SystemPrompt *string         `json:"systemPrompt"`
 		}
 		if err := decodeObject(raw, &r); err != nil {
 			b.report(e.sub, BeforeAgentStart, err)
 			continue
 		}
 		if r.Message != nil {
-			if r.Message.CustomType == "" {
+			r.Messages = append([]CustomMessage{*r.Message}, r.Messages...)
+		}
+		for _, m := range r.Messages {
+			if m.CustomType == "" {
 				b.report(e.sub, BeforeAgentStart, fmt.Errorf("malformed result: message needs a customType"))
-			} else {
-				out.Messages = append(out.Messages, *r.Message)
+				continue
 			}
+			out.Messages = append(out.Messages, m)
 		}
 		if r.SystemPrompt != nil {
 			sp := *r.SystemPrompt
