@@ -194,8 +194,6 @@ func (p *Plugin) start(ctx context.Context) (*instance, *pb.DescribeResponse, er
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command(prog, p.spec.Command[1:]...)
-	cmd.Dir = p.spec.Dir
 	startTimeout := 10 * time.Second
 	if dl, ok := ctx.Deadline(); ok {
 		startTimeout = time.Until(dl)
@@ -206,15 +204,19 @@ func (p *Plugin) start(ctx context.Context) (*instance, *pb.DescribeResponse, er
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		Plugins:          plugin.PluginSet{sdk.PluginName: &hostPlugin{}},
-		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           hclog.NewNullLogger(),
 		Stderr:           stderr,
 		SyncStdout:       stdout,
 		SyncStderr:       stderr,
 		StartTimeout:     startTimeout,
-		RunnerFunc: func(l hclog.Logger, c *exec.Cmd, _ string) (runner.Runner, error) {
-			r, err := newRunner(l, c)
+		RunnerFunc: func(l hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+			// go-plugin hands over a template carrying the environment
+			// (handshake cookie, protocol versions); run the real program.
+			cmd := exec.Command(prog, p.spec.Command[1:]...)
+			cmd.Dir = p.spec.Dir
+			cmd.Env = spec.Env
+			r, err := newRunner(l, cmd)
 			rr = r
 			return r, err
 		},
