@@ -105,6 +105,8 @@ func run(args []string) int {
 		NoSession: f.noSession, SessionPath: f.session, SessionName: f.name,
 		Tools: tools, NoTools: f.noTools,
 		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: readTextOrFile(f.appendSystem),
+		Extensions: f.extensions, NoExtensions: f.noExtensions, TrustProject: f.trustProject,
+		ExtensionFlags: f.extensionFlags(), HostVersion: version,
 		Log: logger,
 	})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/llm/faux"
 	"github.com/atomic-go/atomic/host/resources"
@@ -49,6 +50,19 @@ type Options struct {
 	SystemPrompt       string
 	AppendSystemPrompt string
 
+	// Extensions are the -e paths; NoExtensions keeps only those.
+	Extensions   []string
+	NoExtensions bool
+	// TrustProject trusts the project's extensions (--trust-project).
+	TrustProject bool
+	// ExtensionFlags are command-line values of extension flags.
+	ExtensionFlags map[string]string
+	// ExtensionRuntimes are extra extension runtimes (scripts); plugin
+	// executables are always supported.
+	ExtensionRuntimes []extensions.Runtime
+	// HostVersion is the agent's version, told to plugins.
+	HostVersion string
+
 	Log *slog.Logger
 }
 
@@ -81,6 +95,9 @@ type Runtime struct {
 	autoRetry    bool
 	run          *activeRun
 	closing      bool
+
+	ext       extState
+	closeOnce sync.Once
 }
 
 type activeRun struct {
@@ -151,6 +168,7 @@ func New(opts Options) (*Runtime, error) {
 		name := opts.SessionName
 		rt.sess.Append(session.Entry{Type: session.TypeSessionInfo, Name: &name})
 	}
+	rt.setupExtensions()
 	return rt, nil
 }
 
@@ -289,6 +307,7 @@ func (rt *Runtime) Close() {
 	rt.closing = true
 	rt.mu.Unlock()
 	rt.Abort()
+	rt.closeOnce.Do(rt.closeExtensions)
 	rt.cancelBase()
 }
 

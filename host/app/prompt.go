@@ -44,7 +44,17 @@ func userMessage(text string, images []llm.ContentBlock) llm.Message {
 // prompt first and then calls start, so that the acknowledgement precedes
 // the run's events.
 func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
-	text := rt.expandInput(in.Text)
+	// An extension command runs at once, even while streaming; no input
+	// hook, no expansion.
+	if rt.runExtensionCommand(in.Text) {
+		return nil, nil
+	}
+	text, images, handled := rt.inputHook(in.Text, in.Images, "rpc", in.StreamingBehavior)
+	if handled {
+		return nil, nil
+	}
+	in.Images = images
+	text = rt.expandInput(text)
 	rt.mu.Lock()
 	if rt.closing {
 		rt.mu.Unlock()
@@ -88,19 +98,36 @@ func (rt *Runtime) expandInput(text string) string { return text }
 
 // Steer queues a steering message.
 func (rt *Runtime) Steer(text string, images []llm.ContentBlock) error {
+	if rt.IsExtensionCommand(text) {
+		return errQueuedCommand(text)
+	}
 	rt.enqueue(true, rt.expandInput(text), images)
 	return nil
 }
 
 // FollowUp queues a follow-up message.
 func (rt *Runtime) FollowUp(text string, images []llm.ContentBlock) error {
+	if rt.IsExtensionCommand(text) {
+		return errQueuedCommand(text)
+	}
 	rt.enqueue(false, rt.expandInput(text), images)
 	return nil
 }
 
+func errQueuedCommand(text string) error {
+	name, _, _ := splitCommand(text)
+	return fmt.Errorf("Extension command \"/%s\" cannot be queued. Use prompt() or execute the command when not streaming.", name)
+}
+
 func (rt *Runtime) enqueue(steer bool, text string, images []llm.ContentBlock) {
+	rt.enqueueMessage(steer, text, userMessage(text, images))
+}
+
+// enqueueMessage queues any message (user or custom) as steering or
+// follow-up.
+func (rt *Runtime) enqueueMessage(steer bool, text string, msg llm.Message) {
 	rt.mu.Lock()
-	q := queued{text: text, msg: userMessage(text, images)}
+	q := queued{text: text, msg: msg}
 	if steer {
 		rt.steering = append(rt.steering, q)
 	} else {
@@ -206,6 +233,10 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 		rt.Emit(events.AgentSettled{})
 	}()
 	cfg := rt.agentConfig()
+	if prompts[0].Role == llm.RoleUser {
+		prompts = append(prompts, rt.takeNextTurn()...)
+		prompts = rt.beforeAgentStart(run.ctx, cfg, prompts)
+	}
 	rt.mu.Lock()
 	history := append([]llm.Message(nil), rt.messages...)
 	rt.mu.Unlock()
@@ -231,6 +262,7 @@ func (rt *Runtime) agentConfig() *agent.Config {
 	if err != nil {
 		cfg.Stream = func(context.Context, *llm.Request, *llm.Builder) error { return err }
 	}
+	rt.installHooks(cfg)
 	return cfg
 }
 
@@ -249,6 +281,7 @@ func (rt *Runtime) toolEnv() []string {
 // agentEvent records finished messages in the session and forwards every
 // event to the listeners.
 func (rt *Runtime) agentEvent(ev events.Event) {
+	rt.notifyExtensions(ev)
 	rt.Emit(ev)
 	if end, ok := ev.(events.MessageEnd); ok {
 		rt.mu.Lock()

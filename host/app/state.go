@@ -46,6 +46,9 @@ func (rt *Runtime) State() State {
 // NewSession replaces the session with an empty one. It reports whether an
 // extension cancelled the switch.
 func (rt *Runtime) NewSession(parentSession string) (cancelled bool, err error) {
+	if rt.beforeSessionSwitch("new", "") {
+		return true, nil
+	}
 	rt.Abort()
 	rt.mu.Lock()
 	rt.sess = session.NewInMemory(rt.opts.Cwd)
@@ -56,6 +59,7 @@ func (rt *Runtime) NewSession(parentSession string) (cancelled bool, err error) 
 	if hadQueue {
 		rt.Emit(events.QueueUpdate{Steering: []string{}, FollowUp: []string{}})
 	}
+	rt.sessionReplaced("new", "", "")
 	return false, nil
 }
 

@@ -142,6 +142,7 @@ func NewServer(rt *app.Runtime, out io.Writer, onWriteErr func(error)) *Server {
 	s := &Server{rt: rt, ctx: ctx, cancel: cancel, ordinary: make(chan *Request, 1024)}
 	s.out = NewWriter(out, onWriteErr)
 	s.unsub = rt.Subscribe(s.SendEvent)
+	newUIBridge(s)
 	s.ordWG.Add(1)
 	go s.ordinaryLoop()
 	return s

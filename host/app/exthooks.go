@@ -1,0 +1,142 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/atomic-go/atomic/host/agent"
+	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/llm"
+)
+
+// installHooks connects the agent loop's hook points to the bus. Hook
+// points without subscribers cost nothing.
+func (rt *Runtime) installHooks(cfg *agent.Config) {
+	bus := rt.ext.bus
+	cfg.TransformContext = func(ctx context.Context, msgs []llm.Message) []llm.Message {
+		if !bus.Has(hooks.Context) {
+			return msgs
+		}
+		out, _ := bus.Context(ctx, msgs)
+		return out
+	}
+	cfg.BeforeToolCall = func(ctx context.Context, call llm.ContentBlock, args map[string]any) (agent.ToolDecision, error) {
+		if !bus.Has(hooks.ToolCall) {
+			return agent.ToolDecision{}, nil
+		}
+		d := bus.ToolCall(ctx, hooks.ToolCallEvent{ToolCallID: call.ID, ToolName: call.Name, Input: args})
+		if d.Modified {
+			for k := range args {
+				delete(args, k)
+			}
+			for k, v := range d.Input {
+				args[k] = v
+			}
+		}
+		return agent.ToolDecision{Block: d.Block, Reason: d.Reason}, nil
+	}
+	cfg.AfterToolCall = func(ctx context.Context, call llm.ContentBlock, args map[string]any, res llm.ToolResult, isError bool) (llm.ToolResult, bool) {
+		if !bus.Has(hooks.ToolResult) {
+			return res, isError
+		}
+		ev, changed := bus.ToolResult(ctx, hooks.ToolResultEvent{
+			ToolCallID: call.ID, ToolName: call.Name, Input: args, Content: res.Content, Details: res.Details, IsError: isError,
+		})
+		if !changed {
+			return res, isError
+		}
+		return llm.ToolResult{Content: ev.Content, Details: ev.Details}, ev.IsError
+	}
+}
+
+// notifyExtensions forwards an agent event to subscribed extensions.
+// Events are encoded once, and only when someone listens.
+func (rt *Runtime) notifyExtensions(ev events.Event) {
+	bus := rt.ext.bus
+	name := ev.EventType()
+	switch e := ev.(type) {
+	case events.TurnStart:
+		rt.ext.turnMu.Lock()
+		idx := rt.ext.turnIndex
+		rt.ext.turnMu.Unlock()
+		if bus.Has(name) {
+			bus.Notify(name, hooks.TurnStartEvent{TurnIndex: idx, Timestamp: llm.Now()})
+		}
+		return
+	case events.TurnEnd:
+		rt.ext.turnMu.Lock()
+		idx := rt.ext.turnIndex
+		rt.ext.turnIndex++
+		rt.ext.turnMu.Unlock()
+		if bus.Has(name) {
+			bus.Notify(name, hooks.TurnEndEvent{TurnIndex: idx, Message: e.Message, ToolResults: e.ToolResults})
+		}
+		return
+	case events.AgentStart:
+		rt.ext.turnMu.Lock()
+		rt.ext.turnIndex = 0
+		rt.ext.turnMu.Unlock()
+	}
+	if !bus.Has(name) {
+		return
+	}
+	switch name {
+	case hooks.AgentStart, hooks.AgentEnd, hooks.MessageStart, hooks.MessageUpdate, hooks.MessageEnd,
+		hooks.ToolExecutionStart, hooks.ToolExecutionUpdate, hooks.ToolExecutionEnd:
+	default:
+		return
+	}
+	raw, err := events.Encode(ev)
+	if err != nil {
+		return
+	}
+	bus.Notify(name, json.RawMessage(raw))
+}
+
+// beforeAgentStart runs before_agent_start for a prompt: it may replace
+// the system prompt for this run and inject messages after the prompt.
+func (rt *Runtime) beforeAgentStart(ctx context.Context, cfg *agent.Config, prompts []llm.Message) []llm.Message {
+	bus := rt.ext.bus
+	if !bus.Has(hooks.BeforeAgentStart) || len(prompts) == 0 {
+		return prompts
+	}
+	first := prompts[0]
+	r := bus.BeforeAgentStart(ctx, hooks.BeforeAgentStartEvent{
+		Prompt: first.Content.JoinText("\n"), Images: first.Content.Images(), SystemPrompt: cfg.SystemPrompt,
+	})
+	if r.SystemPrompt != nil {
+		cfg.SystemPrompt = *r.SystemPrompt
+	}
+	for _, m := range r.Messages {
+		prompts = append(prompts, customMessage(m))
+	}
+	return prompts
+}
+
+func customMessage(m hooks.CustomMessage) llm.Message {
+	return llm.Message{Role: llm.RoleCustom, CustomType: m.CustomType, Content: m.Content, Display: m.Display, Details: m.Details, Timestamp: llm.Now()}
+}
+
+// inputHook runs the input event for a prompt. It returns the text and
+// images to use, and whether an extension handled the prompt.
+func (rt *Runtime) inputHook(text string, images []llm.ContentBlock, source, behavior string) (string, []llm.ContentBlock, bool) {
+	bus := rt.ext.bus
+	if !bus.Has(hooks.Input) {
+		return text, images, false
+	}
+	r := bus.Input(rt.baseCtx, hooks.InputEvent{Text: text, Images: images, Source: source, StreamingBehavior: behavior})
+	if r.Action == hooks.ActionHandled {
+		return text, images, true
+	}
+	return r.Text, r.Images, false
+}
+
+// takeNextTurn returns the messages extensions held for the next prompt.
+func (rt *Runtime) takeNextTurn() []llm.Message {
+	rt.ext.nextTurnMu.Lock()
+	defer rt.ext.nextTurnMu.Unlock()
+	out := rt.ext.nextTurn
+	rt.ext.nextTurn = nil
+	return out
+}
