@@ -271,6 +271,7 @@ func (rt *Runtime) Subscribe(fn events.Sink) func() {
 	rt.nextLID++
 	rt.listeners[id] = fn
 	rt.lmu.Unlock()
+	rt.flushEarly(fn)
 	return func() {
 		rt.lmu.Lock()
 		delete(rt.listeners, id)

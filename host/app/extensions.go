@@ -34,6 +34,10 @@ type extState struct {
 
 	nextTurnMu sync.Mutex
 	nextTurn   []llm.Message
+
+	earlyMu   sync.Mutex
+	early     []events.Event
+	earlyDone bool
 }
 
 // setupExtensions discovers and starts extensions in the background.
@@ -62,7 +66,34 @@ func (rt *Runtime) setupExtensions() {
 
 func (rt *Runtime) reportExtensionError(e hooks.ExtensionError) {
 	rt.log.Warn("extension error", "extension", e.ExtensionPath, "event", e.Event, "error", e.Error)
-	rt.Emit(events.ExtensionError{ExtensionPath: e.ExtensionPath, Event: e.Event, Error: e.Error})
+	ev := events.ExtensionError{ExtensionPath: e.ExtensionPath, Event: e.Event, Error: e.Error}
+	// Load errors can happen before the front end listens: keep them for
+	// the first listener.
+	rt.lmu.RLock()
+	none := len(rt.listeners) == 0
+	rt.lmu.RUnlock()
+	if none {
+		rt.ext.earlyMu.Lock()
+		if !rt.ext.earlyDone {
+			rt.ext.early = append(rt.ext.early, ev)
+			rt.ext.earlyMu.Unlock()
+			return
+		}
+		rt.ext.earlyMu.Unlock()
+	}
+	rt.Emit(ev)
+}
+
+// flushEarly hands errors reported before anyone listened to the first
+// listener.
+func (rt *Runtime) flushEarly(fn events.Sink) {
+	rt.ext.earlyMu.Lock()
+	early := rt.ext.early
+	rt.ext.early, rt.ext.earlyDone = nil, true
+	rt.ext.earlyMu.Unlock()
+	for _, ev := range early {
+		fn(ev)
+	}
 }
 
 // registerExtensionTools offers extension tools to the model; a tool named
@@ -131,7 +162,7 @@ type CommandInfo struct {
 	Location    string `json:"location,omitempty"`
 	Path        string `json:"path,omitempty"`
 	// HasArgumentCompletions is set when get_command_completions answers.
-	HasArgumentCompletions bool            `json:"hasArgumentCompletions,omitempty"`
+	HasArgumentCompletions bool           `json:"hasArgumentCompletions,omitempty"`
 	SourceInfo             *CommandSource `json:"sourceInfo,omitempty"`
 }
 

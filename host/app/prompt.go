@@ -44,6 +44,7 @@ func userMessage(text string, images []llm.ContentBlock) llm.Message {
 // prompt first and then calls start, so that the acknowledgement precedes
 // the run's events.
 func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
+	rt.extReady()
 	// An extension command runs at once, even while streaming; no input
 	// hook, no expansion.
 	if rt.runExtensionCommand(in.Text) {

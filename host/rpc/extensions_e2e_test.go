@@ -1,0 +1,466 @@
+package rpc_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/atomic-go/atomic/internal/e2e"
+)
+
+// startWithPlugins starts the agent with test plugins given as -e
+// directories; each entry of plugins is the testplugin's flags.
+func startWithPlugins(t *testing.T, script []map[string]any, plugins ...[]string) *e2e.Agent {
+	t.Helper()
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	dir := t.TempDir()
+	var args []string
+	for i, p := range plugins {
+		pd := e2e.PluginDir(t, dir, fmt.Sprintf("p%d", i), bin, p...)
+		args = append(args, "-e", pd)
+	}
+	return e2e.Start(t, e2e.Options{Args: args, Script: script})
+}
+
+func extErrors(recs []e2e.Record) []e2e.Record {
+	var out []e2e.Record
+	for _, r := range recs {
+		if r.Type() == "extension_error" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func toolResults(recs []e2e.Record) []map[string]any {
+	var out []map[string]any
+	for _, r := range recs {
+		if r.Type() != "message_end" {
+			continue
+		}
+		m, _ := r["message"].(map[string]any)
+		if m["role"] == "toolResult" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func resultText(m map[string]any) string {
+	var sb strings.Builder
+	blocks, _ := m["content"].([]any)
+	for _, b := range blocks {
+		if bm, ok := b.(map[string]any); ok {
+			s, _ := bm["text"].(string)
+			sb.WriteString(s)
+		}
+	}
+	return sb.String()
+}
+
+func bashCall(cmd string) map[string]any {
+	return map[string]any{"toolCalls": []map[string]any{{"name": "bash", "arguments": map[string]any{"command": cmd}}}}
+}
+
+func TestExtensionCancelsNewSession(t *testing.T) {
+	a := startWithPlugins(t, nil, []string{"--cancel-new"})
+	before := a.MustSucceed(map[string]any{"type": "get_state"})["data"].(map[string]any)["sessionId"]
+	r := a.MustSucceed(map[string]any{"type": "new_session"})
+	if r["data"].(map[string]any)["cancelled"] != true {
+		t.Fatalf("new_session not cancelled: %v", r)
+	}
+	after := a.MustSucceed(map[string]any{"type": "get_state"})["data"].(map[string]any)["sessionId"]
+	if before != after {
+		t.Fatal("the session was replaced although cancelled")
+	}
+}
+
+func TestNewSessionWithoutCancelReplaces(t *testing.T) {
+	a := startWithPlugins(t, nil, []string{"--observe", "session_start"})
+	before := a.MustSucceed(map[string]any{"type": "get_state"})["data"].(map[string]any)["sessionId"]
+	r := a.MustSucceed(map[string]any{"type": "new_session"})
+	if r["data"].(map[string]any)["cancelled"] != false {
+		t.Fatalf("%v", r)
+	}
+	after := a.MustSucceed(map[string]any{"type": "get_state"})["data"].(map[string]any)["sessionId"]
+	if before == after {
+		t.Fatal("session not replaced")
+	}
+}
+
+func TestBlockAndModifyBashToolCalls(t *testing.T) {
+	script := []map[string]any{
+		bashCall("echo hello && rm -rf /nonexistent-dir"),
+		{"text": "ok"},
+		bashCall("echo original"),
+		{"text": "done"},
+	}
+	a := startWithPlugins(t, script, []string{"--block-bash", "rm -rf"}, []string{"--rewrite-bash", "original=rewritten"})
+	recs := a.PromptAndWait("first")
+	res := toolResults(recs)
+	if len(res) != 1 || res[0]["isError"] != true || !strings.Contains(resultText(res[0]), "blocked by testplugin: rm -rf") {
+		t.Fatalf("block: %v", res)
+	}
+	recs = a.PromptAndWait("second")
+	res = toolResults(recs)
+	if len(res) != 1 || res[0]["isError"] == true || !strings.Contains(resultText(res[0]), "rewritten") {
+		t.Fatalf("modify: %v", res)
+	}
+	// The model saw the blocked reason as the tool result.
+	reqs := a.FauxRequests()
+	if !strings.Contains(fmt.Sprint(reqs[1]["messages"]), "blocked by testplugin") {
+		t.Fatal("the model did not see the block reason")
+	}
+}
+
+func TestPatchToolResult(t *testing.T) {
+	script := []map[string]any{bashCall("echo from-bash"), {"text": "ok"}}
+	a := startWithPlugins(t, script, []string{"--patch-result", "bash"})
+	recs := a.PromptAndWait("go")
+	res := toolResults(recs)
+	if len(res) != 1 || !strings.HasPrefix(resultText(res[0]), "patched: ") || !strings.Contains(resultText(res[0]), "from-bash") {
+		t.Fatalf("not patched: %v", res)
+	}
+	if d, _ := res[0]["details"].(map[string]any); d["patchedBy"] != "testplugin" {
+		t.Fatalf("details not patched: %v", res[0]["details"])
+	}
+	var end e2e.Record
+	for _, r := range recs {
+		if r.Type() == "tool_execution_end" {
+			end = r
+		}
+	}
+	if !strings.Contains(fmt.Sprint(end["result"]), "patched: ") {
+		t.Fatalf("tool_execution_end not patched: %v", end)
+	}
+}
+
+func TestPluginCommandDuringStreamingAndCompletions(t *testing.T) {
+	script := []map[string]any{{"text": "a slow answer", "chunks": 20, "delayMs": 50}}
+	a := startWithPlugins(t, script, []string{"--command", "hello"})
+	cmds := a.MustSucceed(map[string]any{"type": "get_commands"})["data"].(map[string]any)["commands"].([]any)
+	if len(cmds) != 1 {
+		t.Fatalf("commands: %v", cmds)
+	}
+	c := cmds[0].(map[string]any)
+	if c["name"] != "hello" || c["source"] != "extension" || !strings.HasSuffix(fmt.Sprint(c["path"]), "p0") {
+		t.Fatalf("command entry: %v", c)
+	}
+	comp := a.MustSucceed(map[string]any{"type": "get_command_completions", "commandName": "hello", "argumentPrefix": "g"})
+	items := comp["data"].(map[string]any)["completions"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["value"] != "gamma" {
+		t.Fatalf("completions: %v", comp)
+	}
+	none := a.MustSucceed(map[string]any{"type": "get_command_completions", "commandName": "nope", "argumentPrefix": ""})
+	if none["data"].(map[string]any)["completions"] != nil {
+		t.Fatalf("unknown command completions: %v", none)
+	}
+
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "tell me"})
+	a.WaitType(from, "message_update")
+	r := a.Request(map[string]any{"type": "prompt", "message": "/hello during stream"})
+	if r["success"] != true {
+		t.Fatalf("command while streaming: %v", r)
+	}
+	msg := a.WaitFrom(from, 10*time.Second, func(r e2e.Record) bool {
+		if r.Type() != "message_end" {
+			return false
+		}
+		m, _ := r["message"].(map[string]any)
+		return m["role"] == "custom"
+	})
+	if !strings.Contains(fmt.Sprint(msg["message"]), "command ran: during stream") {
+		t.Fatalf("custom message: %v", msg)
+	}
+	a.WaitType(from, "agent_end")
+	// steer refuses extension commands.
+	r = a.Request(map[string]any{"type": "steer", "message": "/hello x"})
+	if r["success"] != false || !strings.Contains(fmt.Sprint(r["error"]), "cannot be queued") {
+		t.Fatalf("steer: %v", r)
+	}
+	// A failing command is an extension_error and the agent keeps serving.
+	from = a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "/hello fail"})
+	e := a.WaitType(from, "extension_error")
+	if e["extensionPath"] != "command:hello" || e["event"] != "command" {
+		t.Fatalf("%v", e)
+	}
+}
+
+func TestPluginToolCalledByModel(t *testing.T) {
+	script := []map[string]any{
+		{"toolCalls": []map[string]any{{"name": "echo", "arguments": map[string]any{"text": "hi there"}}}},
+		{"toolCalls": []map[string]any{{"name": "echo", "arguments": map[string]any{"wrong": 1}}}},
+		{"text": "done"},
+	}
+	a := startWithPlugins(t, script, []string{"--tool", "echo"})
+	recs := a.PromptAndWait("use the tool")
+	var updates int
+	for _, r := range recs {
+		if r.Type() == "tool_execution_update" && r["toolName"] == "echo" {
+			updates++
+		}
+	}
+	if updates != 2 {
+		t.Fatalf("want 2 streamed updates, got %d", updates)
+	}
+	res := toolResults(recs)
+	if len(res) != 2 || resultText(res[0]) != "echo: hi there" || res[0]["isError"] == true {
+		t.Fatalf("results: %v", res)
+	}
+	if res[1]["isError"] != true || !strings.Contains(resultText(res[1]), "Validation failed") {
+		t.Fatalf("schema validation: %v", res[1])
+	}
+	// The tool was offered to the model with its schema.
+	tools := fmt.Sprint(a.FauxRequests()[0]["tools"])
+	if !strings.Contains(tools, "echo") || !strings.Contains(tools, "Echoes its text") {
+		t.Fatalf("tool not offered: %s", tools)
+	}
+}
+
+func TestUIDialogRoundTripAndTimeout(t *testing.T) {
+	script := []map[string]any{bashCall("echo confirmed-run"), {"text": "ok"}, bashCall("echo second"), {"text": "ok"}}
+	a := startWithPlugins(t, script, []string{"--confirm-bash"})
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "go"})
+	req := a.WaitType(from, "extension_ui_request")
+	if req["method"] != "confirm" || req["title"] != "Run bash?" || req["message"] != "echo confirmed-run" {
+		t.Fatalf("ui request: %v", req)
+	}
+	if id, _ := req["id"].(string); len(id) != 36 {
+		t.Fatalf("id is not a uuid: %v", req["id"])
+	}
+	a.Send(map[string]any{"type": "extension_ui_response", "id": req["id"], "confirmed": true})
+	a.WaitType(from, "agent_end")
+	res := toolResults(a.Records(from))
+	if len(res) != 1 || res[0]["isError"] == true || !strings.Contains(resultText(res[0]), "confirmed-run") {
+		t.Fatalf("confirmed call: %v", res)
+	}
+
+	from = a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "again"})
+	req = a.WaitType(from, "extension_ui_request")
+	a.Send(map[string]any{"type": "extension_ui_response", "id": req["id"], "cancelled": true})
+	a.WaitType(from, "agent_end")
+	res = toolResults(a.Records(from))
+	if len(res) != 1 || res[0]["isError"] != true || !strings.Contains(resultText(res[0]), "declined") {
+		t.Fatalf("declined call: %v", res)
+	}
+}
+
+func TestUIDialogTimeoutEnforcedByHost(t *testing.T) {
+	// A select dialog with a timeout, through a plugin tool that asks.
+	script := []map[string]any{bashCall("echo x"), {"text": "ok"}}
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	dir := t.TempDir()
+	pd := e2e.PluginDir(t, dir, "p", bin, "--confirm-bash")
+	a := e2e.Start(t, e2e.Options{Args: []string{"-e", pd}, Script: script})
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "go"})
+	req := a.WaitType(from, "extension_ui_request")
+	// Answer nothing: abort resolves the dialog to its default at once.
+	start := time.Now()
+	a.MustSucceed(map[string]any{"type": "abort"})
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("abort waited for the dialog")
+	}
+	// A late answer is ignored.
+	a.Send(map[string]any{"type": "extension_ui_response", "id": req["id"], "confirmed": true})
+	a.MustSucceed(map[string]any{"type": "get_state"})
+}
+
+func TestKilledPluginReportsAndRestarts(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	script := []map[string]any{bashCall("echo one"), {"text": "ok"}, bashCall("echo two"), {"text": "ok"}}
+	a := startWithPlugins(t, script, []string{"--slow", "tool_call=30s", "--pidfile", pidFile})
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "go"})
+	a.WaitType(from, "tool_execution_start")
+	time.Sleep(200 * time.Millisecond) // the hook call is in flight
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	killed := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	e := a.WaitType(from, "extension_error")
+	if time.Since(killed) > time.Second {
+		t.Fatalf("error reported after %v", time.Since(killed))
+	}
+	if e["event"] != "tool_call" || !strings.Contains(fmt.Sprint(e["error"]), "exited") {
+		t.Fatalf("%v", e)
+	}
+	a.WaitType(from, "agent_end")
+	res := toolResults(a.Records(from))
+	if len(res) != 1 || res[0]["isError"] != true || !strings.Contains(resultText(res[0]), "blocking execution") {
+		t.Fatalf("fail closed: %v", res)
+	}
+	// Next turn: the plugin restarts (slow handler: 30s would exceed, so
+	// the next call must complete only because the new process answers;
+	// use a short prompt without tools to check the agent is fine).
+	os.Remove(pidFile)
+	from = a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "next"})
+	a.WaitType(from, "tool_execution_start")
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 {
+			if p2, _ := strconv.Atoi(strings.TrimSpace(string(b))); p2 != 0 && p2 != pid {
+				syscall.Kill(p2, syscall.SIGKILL) // end the slow handler
+				a.WaitType(from, "agent_end")
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("plugin was not restarted on next use")
+}
+
+func TestHungHandlerDeadlineHonoured(t *testing.T) {
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	project := t.TempDir()
+	pd := e2e.PluginDir(t, filepath.Join(project, "plugins"), "hang", bin, "--hang", "tool_call")
+	// The project's settings give this extension a 300 ms deadline.
+	e2e.WriteSettings(t, filepath.Join(project, ".atomic"), map[string]any{
+		"extensions": []any{map[string]any{"path": pd, "timeouts": map[string]any{"tool_call": 300}}},
+	})
+	script := []map[string]any{bashCall("echo x"), {"text": "ok"}}
+	a := e2e.Start(t, e2e.Options{Args: []string{"--trust-project"}, Script: script, Dir: project})
+	from := a.Len()
+	start := time.Now()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "go"})
+	e := a.WaitType(from, "extension_error")
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("deadline not honoured: %v", took)
+	}
+	if e["event"] != "tool_call" || !strings.Contains(fmt.Sprint(e["error"]), "300ms") {
+		t.Fatalf("%v", e)
+	}
+	a.WaitType(from, "agent_end")
+	res := toolResults(a.Records(from))
+	if len(res) != 1 || res[0]["isError"] != true {
+		t.Fatalf("%v", res)
+	}
+	// The agent keeps serving.
+	a.MustSucceed(map[string]any{"type": "get_state"})
+}
+
+func TestPluginRequestedDeadline(t *testing.T) {
+	script := []map[string]any{bashCall("echo x"), {"text": "ok"}}
+	a := startWithPlugins(t, script, []string{"--hang", "tool_call", "--tool-call-timeout-ms", "200"})
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "go"})
+	e := a.WaitType(from, "extension_error")
+	if !strings.Contains(fmt.Sprint(e["error"]), "200ms") {
+		t.Fatalf("%v", e)
+	}
+	a.WaitType(from, "agent_end")
+}
+
+func TestPluginStdoutNeverReachesProtocol(t *testing.T) {
+	script := []map[string]any{{"text": "hello"}}
+	a := startWithPlugins(t, script, []string{"--stdout-spam", "--observe", "turn_start,message_end", "--log-flood", "20000"})
+	a.PromptAndWait("hi")
+	a.MustSucceed(map[string]any{"type": "get_state"})
+	for _, line := range a.RawLines() {
+		var v map[string]any
+		if err := json.Unmarshal(line, &v); err != nil {
+			t.Fatalf("non-JSON line on stdout: %q", line)
+		}
+		if bytes.Contains(line, []byte("stdout noise")) || bytes.Contains(line, []byte(`"command":"fake"`)) {
+			t.Fatalf("plugin output reached stdout: %s", line)
+		}
+	}
+}
+
+func TestUntrustedProjectExtensionsAreSkipped(t *testing.T) {
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	project := t.TempDir()
+	e2e.PluginDir(t, filepath.Join(project, ".atomic", "extensions"), "guard", bin, "--block-bash", "echo", "--command", "guarded")
+	script := []map[string]any{bashCall("echo untrusted-ran"), {"text": "ok"}, bashCall("echo trusted-ran"), {"text": "ok"}}
+	a := e2e.Start(t, e2e.Options{Script: script, Dir: project})
+	st := a.MustSucceed(map[string]any{"type": "get_extensions"})["data"].(map[string]any)
+	exts := st["extensions"].([]any)
+	if st["projectTrusted"] != false || len(exts) != 1 || exts[0].(map[string]any)["state"] != "skipped" || exts[0].(map[string]any)["scope"] != "project" {
+		t.Fatalf("get_extensions: %v", st)
+	}
+	if !strings.Contains(fmt.Sprint(exts[0]), "trust") {
+		t.Fatalf("no diagnostic: %v", exts[0])
+	}
+	res := toolResults(a.PromptAndWait("go"))
+	if len(res) != 1 || res[0]["isError"] == true {
+		t.Fatalf("untrusted extension ran: %v", res)
+	}
+	if cmds := a.MustSucceed(map[string]any{"type": "get_commands"})["data"].(map[string]any)["commands"].([]any); len(cmds) != 0 {
+		t.Fatalf("untrusted commands listed: %v", cmds)
+	}
+	r := a.MustSucceed(map[string]any{"type": "trust_project"})
+	if r["data"].(map[string]any)["loaded"] != float64(1) {
+		t.Fatalf("trust_project: %v", r)
+	}
+	res = toolResults(a.PromptAndWait("again"))
+	if len(res) != 1 || res[0]["isError"] != true {
+		t.Fatalf("trusted extension did not run: %v", res)
+	}
+	// Trust is recorded, bound to the files: a new agent with the same
+	// agent dir would trust it; a changed file would not (unit-tested).
+	if _, err := os.Stat(filepath.Join(a.AgentDir, "trust.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadPluginsAreDiagnosedAndAgentServes(t *testing.T) {
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	dir := t.TempDir()
+	garbage := e2e.PluginDir(t, dir, "garbage", bin, "--garbage")
+	early := e2e.PluginDir(t, dir, "early", bin, "--exit-early")
+	version := e2e.PluginDir(t, dir, "version", bin, "--bad-version")
+	notExec := filepath.Join(dir, "plain")
+	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
+	missing := filepath.Join(dir, "missing")
+	malformed := e2e.PluginDir(t, dir, "malformed", bin, "--malformed")
+	script := []map[string]any{bashCall("echo x"), {"text": "ok"}}
+	a := e2e.Start(t, e2e.Options{Script: script, Args: []string{"-e", garbage, "-e", early, "-e", version, "-e", notExec, "-e", missing, "-e", malformed}})
+	st := a.MustSucceed(map[string]any{"type": "get_extensions"})["data"].(map[string]any)["extensions"].([]any)
+	states := map[string]string{}
+	for _, x := range st {
+		m := x.(map[string]any)
+		states[filepath.Base(fmt.Sprint(m["path"]))] = fmt.Sprint(m["state"], ": ", m["message"])
+	}
+	for name, want := range map[string]string{
+		"garbage": "failed: plugin failed to start", "early": "failed: plugin failed to start",
+		"version": "incompatible API version", "plain": "not executable", "missing": "not found", "malformed": "loaded",
+	} {
+		if !strings.Contains(states[name], want) {
+			t.Errorf("%s: want %q, got %q", name, want, states[name])
+		}
+	}
+	loadErrs := 0
+	for _, r := range a.Records(0) {
+		if r.Type() == "extension_error" && r["event"] == "load" {
+			loadErrs++
+		}
+	}
+	if loadErrs != 5 {
+		t.Errorf("want 5 load errors, got %d", loadErrs)
+	}
+	recs := a.PromptAndWait("go")
+	errs := extErrors(recs)
+	if len(errs) != 1 || !strings.Contains(fmt.Sprint(errs[0]["error"]), "malformed result") {
+		t.Fatalf("malformed result: %v", errs)
+	}
+	if res := toolResults(recs); len(res) != 1 || res[0]["isError"] != true {
+		t.Fatalf("malformed result must block: %v", res)
+	}
+}
