@@ -464,3 +464,24 @@ func TestBadPluginsAreDiagnosedAndAgentServes(t *testing.T) {
 		t.Fatalf("malformed result must block: %v", res)
 	}
 }
+
+func TestBeforeAgentStartChangesSystemPromptAndInjects(t *testing.T) {
+	a := startWithPlugins(t, []map[string]any{{"text": "ok"}}, []string{"--system-prompt-suffix", "\nEXTRA RULE FROM PLUGIN", "--inject", "injected context"})
+	recs := a.PromptAndWait("hello")
+	var custom int
+	for _, r := range recs {
+		if r.Type() == "message_end" && r["message"].(map[string]any)["role"] == "custom" {
+			custom++
+		}
+	}
+	if custom != 1 {
+		t.Fatalf("want one injected custom message, got %d", custom)
+	}
+	req := a.FauxRequests()[0]
+	if !strings.HasSuffix(fmt.Sprint(req["systemPrompt"]), "EXTRA RULE FROM PLUGIN") {
+		t.Fatalf("system prompt: %v", req["systemPrompt"])
+	}
+	if !strings.Contains(fmt.Sprint(req["messages"]), "injected context") {
+		t.Fatalf("injected message not sent: %v", req["messages"])
+	}
+}
