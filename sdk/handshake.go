@@ -24,4 +24,4 @@ var Handshake = plugin.HandshakeConfig{
 const CallIDMetadata = "atomic-call-id"
 
 // Capabilities this SDK uses.
-var Capabilities = []string{"ui", "exec", "session.read", "tool.streaming"}
+var Capabilities = []string{"ui", "exec", "session.read", "tool.streaming", "events.batch"}

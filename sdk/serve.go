@@ -139,6 +139,20 @@ func (s *server) HandleEvent(ctx context.Context, req *pb.HandleEventRequest) (*
 	return &pb.HandleEventResponse{ResultJson: res}, nil
 }
 
+func (s *server) HandleEvents(ctx context.Context, req *pb.HandleEventsRequest) (*pb.HandleEventsResponse, error) {
+	resp := &pb.HandleEventsResponse{Errors: make([]string, len(req.Events))}
+	for i, ev := range req.Events {
+		if ctx.Err() != nil {
+			resp.Errors[i] = ctx.Err().Error()
+			continue
+		}
+		if _, err := s.ext.HandleEvent(s.context(ctx, ev.Context), ev.Event, ev.PayloadJson); err != nil {
+			resp.Errors[i] = err.Error()
+		}
+	}
+	return resp, nil
+}
+
 func (s *server) RunCommand(ctx context.Context, req *pb.RunCommandRequest) (*pb.RunCommandResponse, error) {
 	if err := s.ext.RunCommand(s.context(ctx, req.Context), req.Name, req.Args); err != nil {
 		return &pb.RunCommandResponse{Error: err.Error()}, nil

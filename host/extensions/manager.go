@@ -358,6 +358,19 @@ type subscriber struct {
 	opts Options
 }
 
+// HandleBatch implements hooks.BatchSubscriber, using the extension's own
+// batching when it has one.
+func (s *subscriber) HandleBatch(ctx context.Context, evs []*hooks.Event) []error {
+	if bs, ok := s.Extension.(hooks.BatchSubscriber); ok {
+		return bs.HandleBatch(ctx, evs)
+	}
+	errs := make([]error, len(evs))
+	for i, ev := range evs {
+		_, errs[i] = s.Extension.Handle(ctx, ev)
+	}
+	return errs
+}
+
 // Timeout implements hooks.TimeoutProvider: settings first, then what the
 // extension asked for.
 func (s *subscriber) Timeout(event string) time.Duration {

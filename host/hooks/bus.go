@@ -29,6 +29,14 @@ type Subscriber interface {
 	Handle(ctx context.Context, ev *Event) (json.RawMessage, error)
 }
 
+// BatchSubscriber is implemented by subscribers that take several
+// notifications in one call (a plugin saves a round trip per event). The
+// returned errors are per event (nil entries for success); a single error
+// for the whole batch may be returned as a one-element slice.
+type BatchSubscriber interface {
+	HandleBatch(ctx context.Context, evs []*Event) []error
+}
+
 // TimeoutProvider is implemented by subscribers with their own deadlines
 // (configured per extension). A zero duration means the bus default.
 type TimeoutProvider interface {

@@ -76,10 +76,14 @@ func truthyValue(v any) bool {
 func (b *Bus) ToolCall(ctx context.Context, ev ToolCallEvent) ToolCallDecision {
 	d := ToolCallDecision{Input: ev.Input}
 	subs := b.subscribers(ToolCall)
+	cur := NewEvent(ToolCall, ev)
 	for _, e := range subs {
-		cur := ev
-		cur.Input = d.Input
-		raw, err := b.invoke(ctx, e, NewEvent(ToolCall, cur))
+		if d.Modified {
+			next := ev
+			next.Input = d.Input
+			cur = NewEvent(ToolCall, next)
+		}
+		raw, err := b.invoke(ctx, e, cur)
 		if err == nil && truthy(raw) {
 			var r struct {
 				Block  any             `json:"block"`
@@ -120,8 +124,12 @@ func (b *Bus) ToolCall(ctx context.Context, ev ToolCallEvent) ToolCallDecision {
 // changed.
 func (b *Bus) ToolResult(ctx context.Context, ev ToolResultEvent) (ToolResultEvent, bool) {
 	changed := false
+	var cur *Event
 	for _, e := range b.subscribers(ToolResult) {
-		raw, err := b.invoke(ctx, e, NewEvent(ToolResult, ev))
+		if cur == nil {
+			cur = NewEvent(ToolResult, ev)
+		}
+		raw, err := b.invoke(ctx, e, cur)
 		if err != nil {
 			if !isCancel(ctx, err) {
 				b.report(e.sub, ToolResult, err)
@@ -160,7 +168,7 @@ func (b *Bus) ToolResult(ctx context.Context, ev ToolResultEvent) (ToolResultEve
 		if r.IsError != nil {
 			next.IsError = *r.IsError
 		}
-		ev = next
+		ev, cur = next, nil
 		changed = true
 	}
 	return ev, changed
@@ -220,8 +228,12 @@ func (b *Bus) Input(ctx context.Context, ev InputEvent) InputResult {
 // is collected in order.
 func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) BeforeAgentStartResult {
 	var out BeforeAgentStartResult
+	var cur *Event
 	for _, e := range b.subscribers(BeforeAgentStart) {
-		raw, err := b.invoke(ctx, e, NewEvent(BeforeAgentStart, ev))
+		if cur == nil {
+			cur = NewEvent(BeforeAgentStart, ev)
+		}
+		raw, err := b.invoke(ctx, e, cur)
 		if err != nil {
 			if !isCancel(ctx, err) {
 				b.report(e.sub, BeforeAgentStart, err)
@@ -253,7 +265,7 @@ func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) Be
 		if r.SystemPrompt != nil {
 			sp := *r.SystemPrompt
 			out.SystemPrompt = &sp
-			ev.SystemPrompt = sp
+			ev.SystemPrompt, cur = sp, nil
 		}
 	}
 	return out
@@ -264,8 +276,12 @@ func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) Be
 // slice is never modified.
 func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, bool) {
 	changed := false
+	var cur *Event
 	for _, e := range b.subscribers(Context) {
-		raw, err := b.invoke(ctx, e, NewEvent(Context, ContextEvent{Messages: msgs}))
+		if cur == nil {
+			cur = NewEvent(Context, ContextEvent{Messages: msgs})
+		}
+		raw, err := b.invoke(ctx, e, cur)
 		if err != nil {
 			if !isCancel(ctx, err) {
 				b.report(e.sub, Context, err)
@@ -290,7 +306,7 @@ func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, b
 			b.report(e.sub, Context, fmt.Errorf("malformed result: messages: %v", err))
 			continue
 		}
-		msgs, changed = next, true
+		msgs, changed, cur = next, true, nil
 	}
 	return msgs, changed
 }
@@ -298,8 +314,9 @@ func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, b
 // UserBash dispatches user_bash: the first truthy result wins. It returns
 // the handler's result, or nil when no handler took the command.
 func (b *Bus) UserBash(ctx context.Context, ev UserBashEvent) *BashResult {
+	cur := NewEvent(UserBash, ev)
 	for _, e := range b.subscribers(UserBash) {
-		raw, err := b.invoke(ctx, e, NewEvent(UserBash, ev))
+		raw, err := b.invoke(ctx, e, cur)
 		if err != nil {
 			if !isCancel(ctx, err) {
 				b.report(e.sub, UserBash, err)

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -93,9 +94,14 @@ func (b *Bus) drain(s Subscriber, q *notifyQueue) {
 			q.mu.Unlock()
 			return
 		}
-		ev := q.items[0]
-		q.items[0] = nil
-		q.items = q.items[1:]
+		n := 1
+		bs, batching := s.(BatchSubscriber)
+		if batching {
+			n = min(len(q.items), maxBatch)
+		}
+		evs := append([]*Event(nil), q.items[:n]...)
+		clear(q.items[:n])
+		q.items = q.items[n:]
 		q.busy = true
 		dropped := q.dropped
 		q.dropped = 0
@@ -103,9 +109,52 @@ func (b *Bus) drain(s Subscriber, q *notifyQueue) {
 		if dropped > 0 && b.Log != nil {
 			b.Log.Warn("extension is too slow for its notifications; some were dropped", "extension", s.Path(), "dropped", dropped)
 		}
-		_, err := b.call(context.Background(), s, ev)
-		if err != nil {
-			b.report(s, ev.Name, err)
+		if len(evs) > 1 {
+			b.callBatch(s, bs, evs)
+			continue
+		}
+		if _, err := b.call(context.Background(), s, evs[0]); err != nil {
+			b.report(s, evs[0].Name, err)
+		}
+	}
+}
+
+// maxBatch bounds the notifications delivered in one call.
+const maxBatch = 128
+
+// callBatch delivers several notifications in one call with the deadline
+// of the first one.
+func (b *Bus) callBatch(s Subscriber, bs BatchSubscriber, evs []*Event) {
+	d := timeoutFor(s, evs[0].Name)
+	ctx, dl := withDeadline(context.Background(), d)
+	defer dl.stop()
+	done := make(chan []error, 1)
+	go func() {
+		var errs []error
+		defer func() {
+			if v := recover(); v != nil {
+				errs = []error{fmt.Errorf("handler panicked: %v", v)}
+			}
+			done <- errs
+		}()
+		errs = bs.HandleBatch(ctx, evs)
+	}()
+	var errs []error
+	select {
+	case errs = <-done:
+		if ctx.Err() != nil {
+			errs = []error{deadlineError(ctx, evs[0].Name, d)}
+		}
+	case <-ctx.Done():
+		errs = []error{deadlineError(ctx, evs[0].Name, d)}
+	}
+	if len(errs) == 1 && len(evs) > 1 && errs[0] != nil {
+		b.report(s, evs[0].Name, errs[0])
+		return
+	}
+	for i, err := range errs {
+		if err != nil && i < len(evs) {
+			b.report(s, evs[i].Name, err)
 		}
 	}
 }

@@ -468,6 +468,52 @@ func (p *Plugin) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage, 
 	return resp.ResultJson, nil
 }
 
+// HandleBatch implements hooks.BatchSubscriber: one HandleEvents call for
+// plugins with the "events.batch" capability, one call per event otherwise.
+func (p *Plugin) HandleBatch(ctx context.Context, evs []*hooks.Event) []error {
+	errs := make([]error, len(evs))
+	if !p.hasCapability("events.batch") {
+		for i, ev := range evs {
+			_, errs[i] = p.Handle(ctx, ev)
+		}
+		return errs
+	}
+	in, err := p.ensure(ctx)
+	if err != nil {
+		return []error{err}
+	}
+	req := &pb.HandleEventsRequest{Events: make([]*pb.HandleEventRequest, 0, len(evs))}
+	hc := p.handlerContext("")
+	for _, ev := range evs {
+		payload, err := ev.JSON()
+		if err != nil {
+			return []error{err}
+		}
+		req.Events = append(req.Events, &pb.HandleEventRequest{Event: ev.Name, PayloadJson: payload, Context: hc})
+	}
+	cctx, cancel := callContext(ctx, in)
+	defer cancel()
+	resp, err := in.pc.HandleEvents(cctx, req)
+	if err != nil {
+		return []error{p.callError(in, err)}
+	}
+	for i, e := range resp.Errors {
+		if e != "" && i < len(errs) {
+			errs[i] = errors.New(e)
+		}
+	}
+	return errs
+}
+
+func (p *Plugin) hasCapability(c string) bool {
+	for _, x := range p.description().Capabilities {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
 // RunCommand implements extensions.Extension.
 func (p *Plugin) RunCommand(ctx context.Context, name, args string) error {
 	in, err := p.ensure(ctx)

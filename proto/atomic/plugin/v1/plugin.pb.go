@@ -605,6 +605,98 @@ func (x *HandleEventResponse) GetError() string {
 	return ""
 }
 
+// HandleEventsRequest carries notification events in delivery order.
+type HandleEventsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The events, each as in HandleEvent.
+	Events        []*HandleEventRequest `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandleEventsRequest) Reset() {
+	*x = HandleEventsRequest{}
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandleEventsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandleEventsRequest) ProtoMessage() {}
+
+func (x *HandleEventsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandleEventsRequest.ProtoReflect.Descriptor instead.
+func (*HandleEventsRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *HandleEventsRequest) GetEvents() []*HandleEventRequest {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+// HandleEventsResponse reports each event's outcome.
+type HandleEventsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One entry per event: "" when handled, else the handler's error.
+	Errors        []string `protobuf:"bytes,1,rep,name=errors,proto3" json:"errors,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandleEventsResponse) Reset() {
+	*x = HandleEventsResponse{}
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandleEventsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandleEventsResponse) ProtoMessage() {}
+
+func (x *HandleEventsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandleEventsResponse.ProtoReflect.Descriptor instead.
+func (*HandleEventsResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *HandleEventsResponse) GetErrors() []string {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
 // RunCommandRequest runs a slash command.
 type RunCommandRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -620,7 +712,7 @@ type RunCommandRequest struct {
 
 func (x *RunCommandRequest) Reset() {
 	*x = RunCommandRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -632,7 +724,7 @@ func (x *RunCommandRequest) String() string {
 func (*RunCommandRequest) ProtoMessage() {}
 
 func (x *RunCommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -645,7 +737,7 @@ func (x *RunCommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunCommandRequest.ProtoReflect.Descriptor instead.
 func (*RunCommandRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RunCommandRequest) GetName() string {
@@ -680,7 +772,7 @@ type RunCommandResponse struct {
 
 func (x *RunCommandResponse) Reset() {
 	*x = RunCommandResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -692,7 +784,7 @@ func (x *RunCommandResponse) String() string {
 func (*RunCommandResponse) ProtoMessage() {}
 
 func (x *RunCommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -705,7 +797,7 @@ func (x *RunCommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunCommandResponse.ProtoReflect.Descriptor instead.
 func (*RunCommandResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RunCommandResponse) GetError() string {
@@ -730,7 +822,7 @@ type GetCommandCompletionsRequest struct {
 
 func (x *GetCommandCompletionsRequest) Reset() {
 	*x = GetCommandCompletionsRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -742,7 +834,7 @@ func (x *GetCommandCompletionsRequest) String() string {
 func (*GetCommandCompletionsRequest) ProtoMessage() {}
 
 func (x *GetCommandCompletionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -755,7 +847,7 @@ func (x *GetCommandCompletionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCommandCompletionsRequest.ProtoReflect.Descriptor instead.
 func (*GetCommandCompletionsRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetCommandCompletionsRequest) GetName() string {
@@ -794,7 +886,7 @@ type GetCommandCompletionsResponse struct {
 
 func (x *GetCommandCompletionsResponse) Reset() {
 	*x = GetCommandCompletionsResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -806,7 +898,7 @@ func (x *GetCommandCompletionsResponse) String() string {
 func (*GetCommandCompletionsResponse) ProtoMessage() {}
 
 func (x *GetCommandCompletionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -819,7 +911,7 @@ func (x *GetCommandCompletionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCommandCompletionsResponse.ProtoReflect.Descriptor instead.
 func (*GetCommandCompletionsResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetCommandCompletionsResponse) GetCompletions() []*Completion {
@@ -858,7 +950,7 @@ type Completion struct {
 
 func (x *Completion) Reset() {
 	*x = Completion{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -870,7 +962,7 @@ func (x *Completion) String() string {
 func (*Completion) ProtoMessage() {}
 
 func (x *Completion) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -883,7 +975,7 @@ func (x *Completion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Completion.ProtoReflect.Descriptor instead.
 func (*Completion) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Completion) GetValue() string {
@@ -924,7 +1016,7 @@ type ExecuteToolRequest struct {
 
 func (x *ExecuteToolRequest) Reset() {
 	*x = ExecuteToolRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -936,7 +1028,7 @@ func (x *ExecuteToolRequest) String() string {
 func (*ExecuteToolRequest) ProtoMessage() {}
 
 func (x *ExecuteToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -949,7 +1041,7 @@ func (x *ExecuteToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteToolRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteToolRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ExecuteToolRequest) GetName() string {
@@ -1000,7 +1092,7 @@ type ExecuteToolResponse struct {
 
 func (x *ExecuteToolResponse) Reset() {
 	*x = ExecuteToolResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1012,7 +1104,7 @@ func (x *ExecuteToolResponse) String() string {
 func (*ExecuteToolResponse) ProtoMessage() {}
 
 func (x *ExecuteToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1025,7 +1117,7 @@ func (x *ExecuteToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteToolResponse.ProtoReflect.Descriptor instead.
 func (*ExecuteToolResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ExecuteToolResponse) GetFinal() bool {
@@ -1116,7 +1208,11 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x13HandleEventResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
 	"resultJson\x12\x14\n" +
-	"\x05error\x18\x02 \x01(\tR\x05error\"w\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\"S\n" +
+	"\x13HandleEventsRequest\x12<\n" +
+	"\x06events\x18\x01 \x03(\v2$.atomic.plugin.v1.HandleEventRequestR\x06events\".\n" +
+	"\x14HandleEventsResponse\x12\x16\n" +
+	"\x06errors\x18\x01 \x03(\tR\x06errors\"w\n" +
 	"\x11RunCommandRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04args\x18\x02 \x01(\tR\x04args\x12:\n" +
@@ -1147,10 +1243,11 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\fcontent_json\x18\x02 \x01(\fR\vcontentJson\x12!\n" +
 	"\fdetails_json\x18\x03 \x01(\fR\vdetailsJson\x12\x19\n" +
 	"\bis_error\x18\x04 \x01(\bR\aisError\x12\x14\n" +
-	"\x05error\x18\x05 \x01(\tR\x05error2\xef\x03\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error2\xce\x04\n" +
 	"\rPluginService\x12Q\n" +
 	"\bDescribe\x12!.atomic.plugin.v1.DescribeRequest\x1a\".atomic.plugin.v1.DescribeResponse\x12Z\n" +
-	"\vHandleEvent\x12$.atomic.plugin.v1.HandleEventRequest\x1a%.atomic.plugin.v1.HandleEventResponse\x12W\n" +
+	"\vHandleEvent\x12$.atomic.plugin.v1.HandleEventRequest\x1a%.atomic.plugin.v1.HandleEventResponse\x12]\n" +
+	"\fHandleEvents\x12%.atomic.plugin.v1.HandleEventsRequest\x1a&.atomic.plugin.v1.HandleEventsResponse\x12W\n" +
 	"\n" +
 	"RunCommand\x12#.atomic.plugin.v1.RunCommandRequest\x1a$.atomic.plugin.v1.RunCommandResponse\x12x\n" +
 	"\x15GetCommandCompletions\x12..atomic.plugin.v1.GetCommandCompletionsRequest\x1a/.atomic.plugin.v1.GetCommandCompletionsResponse\x12\\\n" +
@@ -1168,7 +1265,7 @@ func file_atomic_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_atomic_plugin_v1_plugin_proto_goTypes = []any{
 	(*DescribeRequest)(nil),               // 0: atomic.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),              // 1: atomic.plugin.v1.DescribeResponse
@@ -1177,44 +1274,49 @@ var file_atomic_plugin_v1_plugin_proto_goTypes = []any{
 	(*FlagSpec)(nil),                      // 4: atomic.plugin.v1.FlagSpec
 	(*HandleEventRequest)(nil),            // 5: atomic.plugin.v1.HandleEventRequest
 	(*HandleEventResponse)(nil),           // 6: atomic.plugin.v1.HandleEventResponse
-	(*RunCommandRequest)(nil),             // 7: atomic.plugin.v1.RunCommandRequest
-	(*RunCommandResponse)(nil),            // 8: atomic.plugin.v1.RunCommandResponse
-	(*GetCommandCompletionsRequest)(nil),  // 9: atomic.plugin.v1.GetCommandCompletionsRequest
-	(*GetCommandCompletionsResponse)(nil), // 10: atomic.plugin.v1.GetCommandCompletionsResponse
-	(*Completion)(nil),                    // 11: atomic.plugin.v1.Completion
-	(*ExecuteToolRequest)(nil),            // 12: atomic.plugin.v1.ExecuteToolRequest
-	(*ExecuteToolResponse)(nil),           // 13: atomic.plugin.v1.ExecuteToolResponse
-	nil,                                   // 14: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	nil,                                   // 15: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	(*HandlerContext)(nil),                // 16: atomic.plugin.v1.HandlerContext
+	(*HandleEventsRequest)(nil),           // 7: atomic.plugin.v1.HandleEventsRequest
+	(*HandleEventsResponse)(nil),          // 8: atomic.plugin.v1.HandleEventsResponse
+	(*RunCommandRequest)(nil),             // 9: atomic.plugin.v1.RunCommandRequest
+	(*RunCommandResponse)(nil),            // 10: atomic.plugin.v1.RunCommandResponse
+	(*GetCommandCompletionsRequest)(nil),  // 11: atomic.plugin.v1.GetCommandCompletionsRequest
+	(*GetCommandCompletionsResponse)(nil), // 12: atomic.plugin.v1.GetCommandCompletionsResponse
+	(*Completion)(nil),                    // 13: atomic.plugin.v1.Completion
+	(*ExecuteToolRequest)(nil),            // 14: atomic.plugin.v1.ExecuteToolRequest
+	(*ExecuteToolResponse)(nil),           // 15: atomic.plugin.v1.ExecuteToolResponse
+	nil,                                   // 16: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
+	nil,                                   // 17: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
+	(*HandlerContext)(nil),                // 18: atomic.plugin.v1.HandlerContext
 }
 var file_atomic_plugin_v1_plugin_proto_depIdxs = []int32{
-	14, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	16, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	16, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
+	18, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
 	2,  // 2: atomic.plugin.v1.DescribeResponse.commands:type_name -> atomic.plugin.v1.CommandSpec
 	3,  // 3: atomic.plugin.v1.DescribeResponse.tools:type_name -> atomic.plugin.v1.ToolSpec
 	4,  // 4: atomic.plugin.v1.DescribeResponse.flags:type_name -> atomic.plugin.v1.FlagSpec
-	15, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	16, // 6: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	16, // 7: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	16, // 8: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	11, // 9: atomic.plugin.v1.GetCommandCompletionsResponse.completions:type_name -> atomic.plugin.v1.Completion
-	16, // 10: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	0,  // 11: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
-	5,  // 12: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
-	7,  // 13: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
-	9,  // 14: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
-	12, // 15: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
-	1,  // 16: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
-	6,  // 17: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
-	8,  // 18: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
-	10, // 19: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
-	13, // 20: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
-	16, // [16:21] is the sub-list for method output_type
-	11, // [11:16] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	17, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
+	18, // 6: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	5,  // 7: atomic.plugin.v1.HandleEventsRequest.events:type_name -> atomic.plugin.v1.HandleEventRequest
+	18, // 8: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	18, // 9: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	13, // 10: atomic.plugin.v1.GetCommandCompletionsResponse.completions:type_name -> atomic.plugin.v1.Completion
+	18, // 11: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	0,  // 12: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
+	5,  // 13: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
+	7,  // 14: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
+	9,  // 15: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
+	11, // 16: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
+	14, // 17: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
+	1,  // 18: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
+	6,  // 19: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
+	8,  // 20: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
+	10, // 21: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
+	12, // 22: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
+	15, // 23: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
+	18, // [18:24] is the sub-list for method output_type
+	12, // [12:18] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_atomic_plugin_v1_plugin_proto_init() }
@@ -1229,7 +1331,7 @@ func file_atomic_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_plugin_proto_rawDesc), len(file_atomic_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

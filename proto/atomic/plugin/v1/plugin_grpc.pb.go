@@ -45,6 +45,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	PluginService_Describe_FullMethodName              = "/atomic.plugin.v1.PluginService/Describe"
 	PluginService_HandleEvent_FullMethodName           = "/atomic.plugin.v1.PluginService/HandleEvent"
+	PluginService_HandleEvents_FullMethodName          = "/atomic.plugin.v1.PluginService/HandleEvents"
 	PluginService_RunCommand_FullMethodName            = "/atomic.plugin.v1.PluginService/RunCommand"
 	PluginService_GetCommandCompletions_FullMethodName = "/atomic.plugin.v1.PluginService/GetCommandCompletions"
 	PluginService_ExecuteTool_FullMethodName           = "/atomic.plugin.v1.PluginService/ExecuteTool"
@@ -63,6 +64,10 @@ type PluginServiceClient interface {
 	// HandleEvent delivers one event of the hook bus to the plugin. The call
 	// carries a deadline; the plugin should honour its context.
 	HandleEvent(ctx context.Context, in *HandleEventRequest, opts ...grpc.CallOption) (*HandleEventResponse, error)
+	// HandleEvents delivers several notification events at once, in order
+	// (results are ignored). The host uses it only with plugins that list
+	// the capability "events.batch"; others get one HandleEvent per event.
+	HandleEvents(ctx context.Context, in *HandleEventsRequest, opts ...grpc.CallOption) (*HandleEventsResponse, error)
 	// RunCommand runs a registered slash command.
 	RunCommand(ctx context.Context, in *RunCommandRequest, opts ...grpc.CallOption) (*RunCommandResponse, error)
 	// GetCommandCompletions returns argument completions for a command.
@@ -94,6 +99,16 @@ func (c *pluginServiceClient) HandleEvent(ctx context.Context, in *HandleEventRe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(HandleEventResponse)
 	err := c.cc.Invoke(ctx, PluginService_HandleEvent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginServiceClient) HandleEvents(ctx context.Context, in *HandleEventsRequest, opts ...grpc.CallOption) (*HandleEventsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HandleEventsResponse)
+	err := c.cc.Invoke(ctx, PluginService_HandleEvents_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +167,10 @@ type PluginServiceServer interface {
 	// HandleEvent delivers one event of the hook bus to the plugin. The call
 	// carries a deadline; the plugin should honour its context.
 	HandleEvent(context.Context, *HandleEventRequest) (*HandleEventResponse, error)
+	// HandleEvents delivers several notification events at once, in order
+	// (results are ignored). The host uses it only with plugins that list
+	// the capability "events.batch"; others get one HandleEvent per event.
+	HandleEvents(context.Context, *HandleEventsRequest) (*HandleEventsResponse, error)
 	// RunCommand runs a registered slash command.
 	RunCommand(context.Context, *RunCommandRequest) (*RunCommandResponse, error)
 	// GetCommandCompletions returns argument completions for a command.
@@ -174,6 +193,9 @@ func (UnimplementedPluginServiceServer) Describe(context.Context, *DescribeReque
 }
 func (UnimplementedPluginServiceServer) HandleEvent(context.Context, *HandleEventRequest) (*HandleEventResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method HandleEvent not implemented")
+}
+func (UnimplementedPluginServiceServer) HandleEvents(context.Context, *HandleEventsRequest) (*HandleEventsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method HandleEvents not implemented")
 }
 func (UnimplementedPluginServiceServer) RunCommand(context.Context, *RunCommandRequest) (*RunCommandResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method RunCommand not implemented")
@@ -241,6 +263,24 @@ func _PluginService_HandleEvent_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PluginService_HandleEvents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(HandleEventsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServiceServer).HandleEvents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PluginService_HandleEvents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServiceServer).HandleEvents(ctx, req.(*HandleEventsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _PluginService_RunCommand_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(RunCommandRequest)
 	if err := dec(in); err != nil {
@@ -302,6 +342,10 @@ var PluginService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "HandleEvent",
 			Handler:    _PluginService_HandleEvent_Handler,
+		},
+		{
+			MethodName: "HandleEvents",
+			Handler:    _PluginService_HandleEvents_Handler,
 		},
 		{
 			MethodName: "RunCommand",
