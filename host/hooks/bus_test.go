@@ -364,3 +364,47 @@ func TestEventJSONAddsType(t *testing.T) {
 		t.Fatalf("%s", raw)
 	}
 }
+
+type batchFake struct {
+	fake
+	batches int
+	got     []string
+}
+
+func (b *batchFake) HandleBatch(ctx context.Context, evs []*Event) []error {
+	time.Sleep(20 * time.Millisecond)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.batches++
+	for _, ev := range evs {
+		raw, _ := ev.JSON()
+		var m map[string]any
+		json.Unmarshal(raw, &m)
+		b.got = append(b.got, m["delta"].(string))
+	}
+	errs := make([]error, len(evs))
+	errs[len(evs)-1] = errors.New("last failed")
+	return errs
+}
+
+func TestNotificationsAreBatchedInOrder(t *testing.T) {
+	s := &batchFake{fake: fake{path: "batch", events: []string{MessageUpdate}}}
+	b, e := newBus(s)
+	for i := 0; i < 50; i++ {
+		b.Notify(MessageUpdate, json.RawMessage(`{"type":"message_update","delta":"`+string(rune('a'+i%26))+`"}`))
+	}
+	b.Flush(5 * time.Second)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.got) != 50 || s.batches >= 50 || s.batches < 2 {
+		t.Fatalf("got %d events in %d batches", len(s.got), s.batches)
+	}
+	for i, d := range s.got {
+		if d != string(rune('a'+i%26)) {
+			t.Fatalf("out of order at %d: %v", i, s.got)
+		}
+	}
+	if len(e.all()) != s.batches {
+		t.Fatalf("per-event errors: %d reports for %d batches", len(e.all()), s.batches)
+	}
+}

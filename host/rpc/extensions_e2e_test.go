@@ -257,24 +257,60 @@ func TestUIDialogRoundTripAndTimeout(t *testing.T) {
 }
 
 func TestUIDialogTimeoutEnforcedByHost(t *testing.T) {
-	// A select dialog with a timeout, through a plugin tool that asks.
-	script := []map[string]any{bashCall("echo x"), {"text": "ok"}}
-	bin := e2e.BuildPlugin(t, "./internal/testplugin")
-	dir := t.TempDir()
-	pd := e2e.PluginDir(t, dir, "p", bin, "--confirm-bash")
-	a := e2e.Start(t, e2e.Options{Args: []string{"-e", pd}, Script: script})
+	script := []map[string]any{bashCall("echo x"), {"text": "ok"}, bashCall("echo y"), {"text": "ok"}}
+	a := startWithPlugins(t, script, []string{"--confirm-bash", "--confirm-timeout-ms", "300"})
 	from := a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "go"})
 	req := a.WaitType(from, "extension_ui_request")
-	// Answer nothing: abort resolves the dialog to its default at once.
-	start := time.Now()
-	a.MustSucceed(map[string]any{"type": "abort"})
-	if time.Since(start) > 5*time.Second {
-		t.Fatal("abort waited for the dialog")
+	if req["timeout"] != float64(300) {
+		t.Fatalf("timeout not passed to the client: %v", req)
 	}
-	// A late answer is ignored.
+	// No answer: the agent resolves the dialog to its default (false).
+	start := time.Now()
+	a.WaitType(from, "agent_end")
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("the dialog timeout was not enforced")
+	}
+	res := toolResults(a.Records(from))
+	if len(res) != 1 || !strings.Contains(resultText(res[0]), "declined") {
+		t.Fatalf("%v", res)
+	}
+	// A late answer is ignored, and the agent keeps serving.
 	a.Send(map[string]any{"type": "extension_ui_response", "id": req["id"], "confirmed": true})
 	a.MustSucceed(map[string]any{"type": "get_state"})
+
+	// Abort resolves a pending dialog at once.
+	from = a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "again"})
+	a.WaitType(from, "extension_ui_request")
+	start = time.Now()
+	a.MustSucceed(map[string]any{"type": "abort"})
+	if time.Since(start) > 2*time.Second {
+		t.Fatal("abort waited for the dialog")
+	}
+}
+
+func TestPrintModeDialogsResolveToDefaults(t *testing.T) {
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	pd := e2e.PluginDir(t, t.TempDir(), "p", bin, "--confirm-bash")
+	script := []map[string]any{bashCall("echo should-not-run"), {"text": "finished"}}
+	a := e2e.Start(t, e2e.Options{NoMode: true, Args: []string{"-p", "-e", pd, "go"}, Script: script})
+	start := time.Now()
+	if code := a.Wait(20 * time.Second); code != 0 {
+		t.Fatalf("exit %d: %s", code, a.Stderr())
+	}
+	if time.Since(start) > 15*time.Second {
+		t.Fatal("print mode waited for a dialog")
+	}
+	reqs := a.FauxRequests()
+	if len(reqs) != 2 || !strings.Contains(fmt.Sprint(reqs[1]["messages"]), "the user declined") {
+		t.Fatalf("the confirm did not resolve to false: %v", reqs)
+	}
+	for _, line := range a.RawLines() {
+		if bytes.Contains(line, []byte("extension_ui_request")) {
+			t.Fatal("print mode emitted a UI request")
+		}
+	}
 }
 
 func TestKilledPluginReportsAndRestarts(t *testing.T) {

@@ -42,6 +42,7 @@ func main() {
 		systemPrompt = flag.String("system-prompt-suffix", "", "append this to the system prompt")
 		inject       = flag.String("inject", "", "inject a custom message with this text before each prompt")
 		timeoutMs    = flag.Int("tool-call-timeout-ms", 0, "ask for this tool_call deadline")
+		confirmMs    = flag.Int("confirm-timeout-ms", 0, "timeout of the confirm dialog")
 	)
 	flag.Parse()
 	switch {
@@ -115,7 +116,7 @@ func main() {
 				return &sdk.ToolCallResult{Input: map[string]any{"command": strings.ReplaceAll(cmd, from, to)}}, nil
 			}
 			if *confirmBash {
-				ok, err := ctx.UI.Confirm("Run bash?", cmd)
+				ok, err := ctx.UI.Confirm("Run bash?", cmd, sdk.DialogOptions{Timeout: time.Duration(*confirmMs) * time.Millisecond})
 				if err != nil {
 					return nil, err
 				}
