@@ -90,6 +90,9 @@ type Plugin struct {
 
 	calls  sync.Map // call id → context of the hook call
 	callID atomic.Uint64
+	// deadNoted is set once the disabled state was reported for a
+	// notification; later notifications are dropped silently.
+	deadNoted atomic.Bool
 }
 
 type instance struct {
@@ -452,6 +455,12 @@ func (p *Plugin) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage, 
 	}
 	in, err := p.ensure(ctx)
 	if err != nil {
+		// A disabled plugin is reported once for notifications (they would
+		// flood the client); intercepting hooks keep failing (tool_call
+		// fails closed).
+		if p.disabled() != nil && hooks.Kinds[ev.Name] == hooks.Notify && p.deadNoted.Swap(true) {
+			return nil, nil
+		}
 		return nil, err
 	}
 	id, done := p.newCall(ctx)
@@ -480,6 +489,9 @@ func (p *Plugin) HandleBatch(ctx context.Context, evs []*hooks.Event) []error {
 	}
 	in, err := p.ensure(ctx)
 	if err != nil {
+		if p.disabled() != nil && p.deadNoted.Swap(true) {
+			return errs
+		}
 		return []error{err}
 	}
 	req := &pb.HandleEventsRequest{Events: make([]*pb.HandleEventRequest, 0, len(evs))}
