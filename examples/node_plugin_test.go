@@ -56,7 +56,7 @@ func TestNodePlugin(t *testing.T) {
 		t.Fatalf("node plugin not loaded: %v\n%s", st, a.Stderr())
 	}
 	cmds := a.MustSucceed(map[string]any{"type": "get_commands"})["data"].(map[string]any)["commands"].([]any)
-	if len(cmds) != 1 || cmds[0].(map[string]any)["name"] != "node-hello" {
+	if len(cmds) == 0 || cmds[0].(map[string]any)["name"] != "node-hello" || cmds[0].(map[string]any)["source"] != "extension" {
 		t.Fatalf("commands: %v", cmds)
 	}
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/atomic-go/atomic/host/extensions/grpcext"
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/resources"
 )
 
 // UI shows extension dialogs and notifications to the user (the RPC
@@ -56,12 +58,60 @@ func (rt *Runtime) setupExtensions() {
 		AgentDir: rt.paths.AgentDir, Cwd: rt.opts.Cwd, CLI: rt.opts.Extensions, NoExtensions: rt.opts.NoExtensions,
 	})
 	rt.ext.mgr.Start(d)
+	rt.SetCommandProvider(extCommands{rt: rt})
+	if rt.opts.ProjectTrusted == nil {
+		// The project's text resources (context files, skills, templates,
+		// SYSTEM.md) are used unless trust is refused by settings
+		// (defaultProjectTrust "never") and not granted; code (project
+		// extensions) needs recorded trust, see host/extensions.
+		never := rt.settings.DefaultProjectTrust == "never"
+		rt.SetProjectTrust(func() bool { return !never || rt.ext.mgr.Trusted() })
+	}
+	rt.SetResourceDiscoverer(rt.resourcesDiscover)
+	rt.OnReload(rt.reloadExtensions)
 	go func() {
 		_ = rt.ext.mgr.Wait(context.Background())
 		rt.registerExtensionTools()
 		close(rt.ext.ready)
+		if rt.ext.bus.Has(hooks.ResourcesDiscover) {
+			rt.RediscoverResources(rt.baseCtx, "startup")
+		}
 		rt.ext.bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: "startup"})
 	}()
+}
+
+// resourcesDiscover collects the skill and template paths extensions
+// return from resources_discover.
+func (rt *Runtime) resourcesDiscover(ctx context.Context, reason string) (skills, templates []string) {
+	if !rt.ext.bus.Has(hooks.ResourcesDiscover) {
+		return nil, nil
+	}
+	for _, raw := range rt.ext.bus.Call(ctx, hooks.ResourcesDiscover, map[string]any{"cwd": rt.opts.Cwd, "reason": reason}) {
+		var r struct {
+			SkillPaths  []string `json:"skillPaths"`
+			PromptPaths []string `json:"promptPaths"`
+		}
+		if json.Unmarshal(raw, &r) == nil {
+			skills = append(skills, r.SkillPaths...)
+			templates = append(templates, r.PromptPaths...)
+		}
+	}
+	return skills, templates
+}
+
+// reloadExtensions tells extensions about a reload (session_shutdown and
+// session_start with reason "reload"). Plugins keep running: a plugin
+// whose file changed is picked up by restarting the agent.
+func (rt *Runtime) reloadExtensions(_ context.Context, phase string) error {
+	rt.extReady()
+	switch phase {
+	case ReloadShutdown:
+		rt.ext.bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: "reload"})
+		rt.ext.bus.Flush(3 * time.Second)
+	case ReloadStart:
+		rt.ext.bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: "reload"})
+	}
+	return nil
 }
 
 func (rt *Runtime) reportExtensionError(e hooks.ExtensionError) {
@@ -69,9 +119,9 @@ func (rt *Runtime) reportExtensionError(e hooks.ExtensionError) {
 	ev := events.ExtensionError{ExtensionPath: e.ExtensionPath, Event: e.Event, Error: e.Error}
 	// Load errors can happen before the front end listens: keep them for
 	// the first listener.
-	rt.lmu.RLock()
+	rt.lmu.Lock()
 	none := len(rt.listeners) == 0
-	rt.lmu.RUnlock()
+	rt.lmu.Unlock()
 	if none {
 		rt.ext.earlyMu.Lock()
 		if !rt.ext.earlyDone {
@@ -151,66 +201,58 @@ func (rt *Runtime) TrustProject(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	rt.registerExtensionTools()
+	// The project's own resources may now be used.
+	rt.RediscoverResources(ctx, "startup")
 	return n, nil
 }
 
-// CommandInfo is one entry of get_commands.
-type CommandInfo struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Source      string `json:"source"`
-	Location    string `json:"location,omitempty"`
-	Path        string `json:"path,omitempty"`
-	// HasArgumentCompletions is set when get_command_completions answers.
-	HasArgumentCompletions bool           `json:"hasArgumentCompletions,omitempty"`
-	SourceInfo             *CommandSource `json:"sourceInfo,omitempty"`
-}
+// extCommands lists and completes extension commands for get_commands
+// and get_command_completions (app.CommandProvider).
+type extCommands struct{ rt *Runtime }
 
-// CommandSource is the sourceInfo object newer clients read.
-type CommandSource struct {
-	Path   string `json:"path"`
-	Source string `json:"source"`
-	Scope  string `json:"scope"`
-	Origin string `json:"origin"`
-}
-
-// ExtensionCommands lists the commands extensions registered, in load order.
-func (rt *Runtime) ExtensionCommands() []CommandInfo {
+// Commands implements CommandProvider.
+func (c extCommands) Commands() []SlashCommand {
+	rt := c.rt
 	rt.extReady()
-	var out []CommandInfo
 	scopes := map[string]string{}
 	for _, st := range rt.ext.mgr.Statuses() {
 		scopes[st.Path] = st.Scope
 	}
-	for _, c := range rt.ext.mgr.Commands() {
-		out = append(out, CommandInfo{
-			Name: c.Spec.Name, Description: c.Spec.Description, Source: "extension", Path: c.Path,
-			HasArgumentCompletions: c.Spec.HasCompletions,
-			SourceInfo:             &CommandSource{Path: c.Path, Source: "extension", Scope: scopes[c.Path], Origin: "top-level"},
+	var out []SlashCommand
+	for _, cmd := range rt.ext.mgr.Commands() {
+		out = append(out, SlashCommand{
+			Name: cmd.Spec.Name, Description: cmd.Spec.Description, Source: "extension", Path: cmd.Path,
+			HasArgumentCompletions: cmd.Spec.HasCompletions,
+			SourceInfo:             &resources.SourceInfo{Path: cmd.Path, Source: "extension", Scope: scopes[cmd.Path], Origin: "top-level"},
 		})
 	}
 	return out
 }
 
-// CommandCompletions asks the extension that owns a command for argument
-// completions; nil when the command is unknown or has no completer.
-func (rt *Runtime) CommandCompletions(ctx context.Context, name, prefix string) []extensions.Completion {
+// Completions implements CommandProvider: the extension that owns the
+// command is asked; errors are reported and mean no completions.
+func (c extCommands) Completions(ctx context.Context, name, prefix string) ([]Completion, bool) {
+	rt := c.rt
 	rt.extReady()
 	ref, ok := rt.ext.mgr.Command(name)
 	if !ok || !ref.Spec.HasCompletions {
-		return nil
+		return nil, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	items, none, err := ref.Ext.Complete(ctx, name, prefix)
 	if err != nil {
 		rt.reportExtensionError(hooks.ExtensionError{ExtensionPath: ref.Path, Event: "command_completions", Error: err.Error()})
-		return nil
+		return nil, false
 	}
 	if none {
-		return nil
+		return nil, false
 	}
-	return items
+	out := []Completion{}
+	for _, it := range items {
+		out = append(out, Completion{Value: it.Value, Label: it.Label, Description: it.Description})
+	}
+	return out, true
 }
 
 // splitCommand parses "/name args".
@@ -297,10 +339,4 @@ func (rt *Runtime) beforeSessionFork(entryID, position string) bool {
 func (rt *Runtime) sessionReplaced(reason, previousFile, targetFile string) {
 	rt.ext.bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: reason, TargetSessionFile: targetFile})
 	rt.ext.bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: reason, PreviousSessionFile: previousFile})
-}
-
-// Commands lists every slash command a client may send with prompt:
-// extension commands first (templates and skills follow when loaded).
-func (rt *Runtime) Commands() []CommandInfo {
-	return rt.ExtensionCommands()
 }

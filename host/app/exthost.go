@@ -362,11 +362,7 @@ func (h *extHost) Exec(ctx context.Context, command string, args []string, cwd s
 }
 
 func (h *extHost) Commands(context.Context) json.RawMessage {
-	cmds := h.rt.Commands()
-	if cmds == nil {
-		cmds = []CommandInfo{}
-	}
-	b, _ := json.Marshal(cmds)
+	b, _ := json.Marshal(h.rt.Commands())
 	return b
 }
 

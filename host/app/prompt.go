@@ -44,6 +44,9 @@ func userMessage(text string, images []llm.ContentBlock) llm.Message {
 // prompt first and then calls start, so that the acknowledgement precedes
 // the run's events.
 func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
+	if handled, err := rt.builtinCommand(in.Text); handled {
+		return nil, err
+	}
 	rt.extReady()
 	// An extension command runs at once, even while streaming; no input
 	// hook, no expansion.
@@ -94,9 +97,6 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 	return func() { go rt.execute(run, []llm.Message{prompt}) }, nil
 }
 
-// expandInput applies prompt expansion (skills and templates).
-func (rt *Runtime) expandInput(text string) string { return text }
-
 // Steer queues a steering message.
 func (rt *Runtime) Steer(text string, images []llm.ContentBlock) error {
 	if rt.IsExtensionCommand(text) {
@@ -127,6 +127,8 @@ func (rt *Runtime) enqueue(steer bool, text string, images []llm.ContentBlock) {
 // enqueueMessage queues any message (user or custom) as steering or
 // follow-up.
 func (rt *Runtime) enqueueMessage(steer bool, text string, msg llm.Message) {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
 	q := queued{text: text, msg: msg}
 	if steer {
@@ -152,13 +154,28 @@ func (rt *Runtime) queueEventLocked() events.QueueUpdate {
 
 // dequeue takes queued messages according to the mode.
 func (rt *Runtime) dequeue(steer bool) []llm.Message {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
+	out := rt.takeLocked(steer)
+	if out == nil {
+		rt.mu.Unlock()
+		return nil
+	}
+	ev := rt.queueEventLocked()
+	rt.mu.Unlock()
+	rt.Emit(ev)
+	return out
+}
+
+// takeLocked removes queued messages according to the mode (one, or all)
+// and returns them stamped with the time of delivery; rt.mu is held.
+func (rt *Runtime) takeLocked(steer bool) []llm.Message {
 	q, mode := &rt.followUp, rt.followUpMode
 	if steer {
 		q, mode = &rt.steering, rt.steeringMode
 	}
 	if len(*q) == 0 {
-		rt.mu.Unlock()
 		return nil
 	}
 	n := 1
@@ -167,9 +184,6 @@ func (rt *Runtime) dequeue(steer bool) []llm.Message {
 	}
 	taken := (*q)[:n]
 	*q = append([]queued(nil), (*q)[n:]...)
-	ev := rt.queueEventLocked()
-	rt.mu.Unlock()
-	rt.Emit(ev)
 	out := make([]llm.Message, len(taken))
 	for i, t := range taken {
 		out[i] = t.msg
@@ -178,8 +192,19 @@ func (rt *Runtime) dequeue(steer bool) []llm.Message {
 	return out
 }
 
+// takeNextLocked takes what a continuation run starts with: steering
+// messages, or else follow-ups; rt.mu is held.
+func (rt *Runtime) takeNextLocked() []llm.Message {
+	if msgs := rt.takeLocked(true); len(msgs) > 0 {
+		return msgs
+	}
+	return rt.takeLocked(false)
+}
+
 // ClearQueue removes every queued message and returns their texts.
 func (rt *Runtime) ClearQueue() (steering, followUp []string) {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
 	ev := rt.queueEventLocked()
 	changed := len(rt.steering)+len(rt.followUp) > 0
@@ -215,33 +240,101 @@ func (rt *Runtime) SetFollowUpMode(mode string) error {
 
 func (rt *Runtime) beginRunLocked() *activeRun {
 	ctx, cancel := context.WithCancel(rt.baseCtx)
-	run := &activeRun{cancel: cancel, done: make(chan struct{})}
-	run.ctx = ctx
+	run := &activeRun{ctx: ctx, cancel: cancel, done: make(chan struct{}), settled: make(chan struct{}), prev: rt.last}
 	rt.run = run
+	rt.last = run
 	return run
 }
 
-// execute runs the agent for prompts and clears the run when done.
+// execute runs the agent for prompts. A message queued too late for the
+// agent loop to pick it up (after its last look at the queues) starts
+// another round instead of waiting for the next prompt.
+//
+// For clients a run is over when they see agent_end: a prompt sent on that
+// event must find the agent idle. So the decision to finish (clearing
+// rt.run) is taken just before agent_end goes out. A run started in the
+// meantime waits until this one has emitted agent_settled before it
+// begins, so runs never interleave their events.
 func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
-	defer func() {
-		rt.mu.Lock()
-		if rt.run == run {
-			rt.run = nil
-		}
-		rt.mu.Unlock()
-		run.cancel()
-		close(run.done)
-		rt.Emit(events.AgentSettled{})
-	}()
-	cfg := rt.agentConfig()
-	if prompts[0].Role == llm.RoleUser {
-		prompts = append(prompts, rt.takeNextTurn()...)
-		prompts = rt.beforeAgentStart(run.ctx, cfg, prompts)
+	if run.prev != nil {
+		<-run.prev.settled
+		run.prev = nil // do not keep the whole history of runs alive
 	}
+	first := true
+	for {
+		cfg := rt.agentConfig()
+		if first && prompts[0].Role == llm.RoleUser {
+			// Messages extensions held for the next prompt, then
+			// before_agent_start (system prompt for this run, injected
+			// messages).
+			prompts = append(prompts, rt.takeNextTurn()...)
+			prompts = rt.beforeAgentStart(run.ctx, cfg, prompts)
+		}
+		first = false
+		var next []llm.Message
+		cfg.Emit = func(ev events.Event) {
+			if _, ok := ev.(events.AgentEnd); ok {
+				next = rt.nextOrFinish(run)
+			}
+			rt.agentEvent(ev)
+		}
+		rt.mu.Lock()
+		history := append([]llm.Message(nil), rt.messages...)
+		rt.mu.Unlock()
+		agent.Run(run.ctx, cfg, history, prompts)
+		if next == nil {
+			break
+		}
+		prompts = next
+	}
+	run.cancel()
+	close(run.done)
+	rt.Emit(events.AgentSettled{})
+	close(run.settled)
+}
+
+// nextOrFinish returns the queued messages to continue run with, or clears
+// the run and returns nil (always nil for an aborted run).
+func (rt *Runtime) nextOrFinish(run *activeRun) []llm.Message {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
-	history := append([]llm.Message(nil), rt.messages...)
+	if run.ctx.Err() == nil && !rt.closing {
+		if msgs := rt.takeNextLocked(); len(msgs) > 0 {
+			ev := rt.queueEventLocked()
+			rt.mu.Unlock()
+			rt.Emit(ev)
+			return msgs
+		}
+	}
+	if rt.run == run {
+		rt.run = nil
+	}
 	rt.mu.Unlock()
-	agent.Run(run.ctx, cfg, history, prompts)
+	return nil
+}
+
+// ContinueQueued starts a run for messages still queued when the agent is
+// idle (after an abort, queued steering and follow-up messages go on). It
+// does nothing while a run is active or when the queues are empty.
+func (rt *Runtime) ContinueQueued() {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
+	rt.mu.Lock()
+	if rt.run != nil || rt.closing || rt.model == nil {
+		rt.mu.Unlock()
+		return
+	}
+	msgs := rt.takeNextLocked()
+	if len(msgs) == 0 {
+		rt.mu.Unlock()
+		return
+	}
+	run := rt.beginRunLocked()
+	ev := rt.queueEventLocked()
+	rt.mu.Unlock()
+	rt.Emit(ev)
+	go rt.execute(run, msgs)
 }
 
 func (rt *Runtime) agentConfig() *agent.Config {
@@ -280,10 +373,10 @@ func (rt *Runtime) toolEnv() []string {
 }
 
 // agentEvent records finished messages in the session and forwards every
-// event to the listeners.
+// event to the listeners. A message is recorded before its message_end goes out, so that a client
+// reacting to the event finds it in get_messages.
 func (rt *Runtime) agentEvent(ev events.Event) {
 	rt.notifyExtensions(ev)
-	rt.Emit(ev)
 	if end, ok := ev.(events.MessageEnd); ok {
 		rt.mu.Lock()
 		rt.messages = append(rt.messages, end.Message)
@@ -291,31 +384,64 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 		rt.mu.Unlock()
 		sess.AppendMessage(end.Message)
 	}
+	rt.Emit(ev)
 }
 
 // Abort cancels the run in flight and waits until it has stopped.
-func (rt *Runtime) Abort() {
-	rt.mu.Lock()
-	run := rt.run
-	rt.mu.Unlock()
+func (rt *Runtime) Abort() { rt.AbortRun() }
+
+// AbortRun cancels the run in flight (including one that is emitting its
+// last events), waits until its agent loop has returned, and reports
+// whether there was one.
+func (rt *Runtime) AbortRun() bool {
+	run := rt.current()
 	if run == nil {
-		return
+		return false
 	}
 	run.cancel()
 	<-run.done
+	return true
 }
 
-// WaitIdle blocks until no run is in flight or ctx ends.
+// current returns the active run, or the latest one while its agent loop
+// has not returned; nil when idle.
+func (rt *Runtime) current() *activeRun {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.run != nil {
+		return rt.run
+	}
+	if last := rt.last; last != nil {
+		select {
+		case <-last.done:
+		default:
+			return last
+		}
+	}
+	return nil
+}
+
+// WaitIdle blocks until no run is in flight and the last one has emitted
+// all its events, or ctx ends.
 func (rt *Runtime) WaitIdle(ctx context.Context) error {
 	for {
 		rt.mu.Lock()
 		run := rt.run
+		if run == nil {
+			run = rt.last
+		}
 		rt.mu.Unlock()
 		if run == nil {
 			return nil
 		}
 		select {
-		case <-run.done:
+		case <-run.settled:
+			rt.mu.Lock()
+			idle := rt.run == nil && rt.last == run
+			rt.mu.Unlock()
+			if idle {
+				return nil
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -50,6 +50,8 @@ func (rt *Runtime) NewSession(parentSession string) (cancelled bool, err error) 
 		return true, nil
 	}
 	rt.Abort()
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
 	rt.sess = session.NewInMemory(rt.opts.Cwd)
 	rt.messages = nil

@@ -44,6 +44,7 @@ const (
 	ModelSelect          = "model_select"
 	ThinkingLevelSelect  = "thinking_level_select"
 	UserBash             = "user_bash"
+	ResourcesDiscover    = "resources_discover"
 )
 
 // Kind is how the bus dispatches an event.
@@ -73,6 +74,7 @@ var Kinds = map[string]Kind{
 	MessageStart: Notify, MessageUpdate: Notify, MessageEnd: Notify,
 	ToolExecutionStart: Notify, ToolExecutionUpdate: Notify, ToolExecutionEnd: Notify,
 	ModelSelect: Notify, ThinkingLevelSelect: Notify, UserBash: First,
+	ResourcesDiscover: Chain,
 }
 
 // Event is one event on its way to subscribers. Payload is any value that

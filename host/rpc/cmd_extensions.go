@@ -5,36 +5,8 @@ import (
 )
 
 func init() {
-	Register("get_commands", Ordinary, handleGetCommands)
-	Register("get_command_completions", Ordinary, handleGetCommandCompletions)
 	Register("get_extensions", Ordinary, handleGetExtensions)
 	Register("trust_project", Ordinary, handleTrustProject)
-}
-
-func handleGetCommands(_ context.Context, s *Server, _ *Request) (any, error) {
-	cmds := s.rt.Commands()
-	if cmds == nil {
-		return map[string]any{"commands": []any{}}, nil
-	}
-	return map[string]any{"commands": cmds}, nil
-}
-
-func handleGetCommandCompletions(ctx context.Context, s *Server, req *Request) (any, error) {
-	var c struct {
-		CommandName    *string `json:"commandName"`
-		ArgumentPrefix string  `json:"argumentPrefix"`
-	}
-	if err := req.Decode(&c); err != nil {
-		return nil, err
-	}
-	if c.CommandName == nil {
-		return nil, MissingField("commandName")
-	}
-	items := s.rt.CommandCompletions(ctx, *c.CommandName, c.ArgumentPrefix)
-	if items == nil {
-		return map[string]any{"completions": nil}, nil
-	}
-	return map[string]any{"completions": items}, nil
 }
 
 // get_extensions lists every extension found and what became of it

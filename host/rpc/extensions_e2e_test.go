@@ -29,6 +29,18 @@ func startWithPlugins(t *testing.T, script []map[string]any, plugins ...[]string
 	return e2e.Start(t, e2e.Options{Args: args, Script: script})
 }
 
+// extensionCommands returns the get_commands entries of extensions.
+func extensionCommands(t *testing.T, a *e2e.Agent) []any {
+	t.Helper()
+	var out []any
+	for _, c := range a.MustSucceed(map[string]any{"type": "get_commands"})["data"].(map[string]any)["commands"].([]any) {
+		if c.(map[string]any)["source"] == "extension" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func extErrors(recs []e2e.Record) []e2e.Record {
 	var out []e2e.Record
 	for _, r := range recs {
@@ -145,7 +157,7 @@ func TestPatchToolResult(t *testing.T) {
 func TestPluginCommandDuringStreamingAndCompletions(t *testing.T) {
 	script := []map[string]any{{"text": "a slow answer", "chunks": 20, "delayMs": 50}}
 	a := startWithPlugins(t, script, []string{"--command", "hello"})
-	cmds := a.MustSucceed(map[string]any{"type": "get_commands"})["data"].(map[string]any)["commands"].([]any)
+	cmds := extensionCommands(t, a)
 	if len(cmds) != 1 {
 		t.Fatalf("commands: %v", cmds)
 	}
@@ -294,7 +306,7 @@ func TestPrintModeDialogsResolveToDefaults(t *testing.T) {
 	bin := e2e.BuildPlugin(t, "./internal/testplugin")
 	pd := e2e.PluginDir(t, t.TempDir(), "p", bin, "--confirm-bash")
 	script := []map[string]any{bashCall("echo should-not-run"), {"text": "finished"}}
-	a := e2e.Start(t, e2e.Options{NoMode: true, Args: []string{"-p", "-e", pd, "go"}, Script: script})
+	a := e2e.Start(t, e2e.Options{NoMode: true, RawStdout: true, Args: []string{"-p", "-e", pd, "go"}, Script: script})
 	start := time.Now()
 	if code := a.Wait(20 * time.Second); code != 0 {
 		t.Fatalf("exit %d: %s", code, a.Stderr())
@@ -438,7 +450,7 @@ func TestUntrustedProjectExtensionsAreSkipped(t *testing.T) {
 	if len(res) != 1 || res[0]["isError"] == true {
 		t.Fatalf("untrusted extension ran: %v", res)
 	}
-	if cmds := a.MustSucceed(map[string]any{"type": "get_commands"})["data"].(map[string]any)["commands"].([]any); len(cmds) != 0 {
+	if cmds := extensionCommands(t, a); len(cmds) != 0 {
 		t.Fatalf("untrusted commands listed: %v", cmds)
 	}
 	r := a.MustSucceed(map[string]any{"type": "trust_project"})
