@@ -43,6 +43,7 @@ func main() {
 		inject       = flag.String("inject", "", "inject a custom message with this text before each prompt")
 		timeoutMs    = flag.Int("tool-call-timeout-ms", 0, "ask for this tool_call deadline")
 		confirmMs    = flag.Int("confirm-timeout-ms", 0, "timeout of the confirm dialog")
+		stdinFile    = flag.String("stdin-to", "", "write what standard input holds (or EOF) to this file")
 	)
 	flag.Parse()
 	switch {
@@ -53,6 +54,24 @@ func main() {
 	case *exitEarly:
 		fmt.Fprintln(os.Stderr, "testplugin: giving up before the handshake")
 		os.Exit(3)
+	}
+	if *stdinFile != "" {
+		got := make(chan string, 1)
+		go func() {
+			b := make([]byte, 64)
+			n, err := os.Stdin.Read(b)
+			if err != nil {
+				got <- "EOF"
+				return
+			}
+			got <- string(b[:n])
+		}()
+		select {
+		case s := <-got:
+			_ = os.WriteFile(*stdinFile, []byte(s), 0o600)
+		case <-time.After(time.Second):
+			_ = os.WriteFile(*stdinFile, []byte("blocked"), 0o600)
+		}
 	}
 	if *pidFile != "" {
 		_ = os.WriteFile(*pidFile, []byte(fmt.Sprint(os.Getpid())), 0o600)

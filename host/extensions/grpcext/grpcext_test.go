@@ -219,3 +219,23 @@ func TestBadPlugins(t *testing.T) {
 		})
 	}
 }
+
+func TestPluginNeverGetsTheHostStdin(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteString("protocol line that belongs to the agent\n")
+	saved := os.Stdin
+	os.Stdin = r // go-plugin would hand this to the plugin
+	defer func() { os.Stdin = saved; r.Close(); w.Close() }()
+	out := filepath.Join(t.TempDir(), "stdin")
+	load(t, &fakeHost{}, "--stdin-to", out)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "EOF" {
+		t.Fatalf("the plugin read %q from its standard input", b)
+	}
+}
