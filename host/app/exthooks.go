@@ -140,3 +140,31 @@ func (rt *Runtime) takeNextTurn() []llm.Message {
 	rt.ext.nextTurn = nil
 	return out
 }
+
+// UserBash offers a shell command the user runs directly (the RPC bash and
+// user_bash commands) to extensions first. A non-nil result is used instead
+// of running the command.
+func (rt *Runtime) UserBash(ctx context.Context, command string, excludeFromContext bool) *hooks.BashResult {
+	rt.extReady()
+	if !rt.ext.bus.Has(hooks.UserBash) {
+		return nil
+	}
+	return rt.ext.bus.UserBash(ctx, hooks.UserBashEvent{Command: command, ExcludeFromContext: excludeFromContext, Cwd: rt.opts.Cwd})
+}
+
+// notifyModelSelect tells extensions the model changed (source: set,
+// cycle, restore or fallback).
+func (rt *Runtime) notifyModelSelect(m llm.Model, prev *llm.Model, source string) {
+	if prev != nil && prev.Provider == m.Provider && prev.ID == m.ID {
+		return
+	}
+	rt.ext.bus.Notify(hooks.ModelSelect, hooks.ModelSelectEvent{Model: m, PreviousModel: prev, Source: source})
+}
+
+// notifyThinkingLevelSelect tells extensions the thinking level changed.
+func (rt *Runtime) notifyThinkingLevelSelect(level, previous string) {
+	if level == previous {
+		return
+	}
+	rt.ext.bus.Notify(hooks.ThinkingLevelSelect, map[string]any{"level": level, "previousLevel": previous})
+}

@@ -291,7 +291,7 @@ func (h *extHost) SetModel(_ context.Context, provider, id string) (bool, error)
 	rt.mu.Unlock()
 	if prev == nil || prev.Provider != m.Provider || prev.ID != m.ID {
 		rt.Emit(events.ModelChanged{Model: m, PreviousModel: prev, Source: "set"})
-		rt.ext.bus.Notify(hooks.ModelSelect, hooks.ModelSelectEvent{Model: m, PreviousModel: prev, Source: "set"})
+		rt.notifyModelSelect(m, prev, "set")
 	}
 	return true, nil
 }
@@ -305,6 +305,7 @@ func (h *extHost) SetThinkingLevel(_ context.Context, level string) string {
 	rt.mu.Unlock()
 	if now != prev {
 		rt.Emit(events.ThinkingLevelChanged{Level: now})
+		rt.notifyThinkingLevelSelect(now, prev)
 	}
 	return now
 }
