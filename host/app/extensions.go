@@ -13,6 +13,7 @@ import (
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/resources"
+	"github.com/atomic-go/atomic/host/tools"
 )
 
 // UI shows extension dialogs and notifications to the user (the RPC
@@ -54,10 +55,7 @@ func (rt *Runtime) setupExtensions() {
 		AgentDir: rt.paths.AgentDir, Cwd: rt.opts.Cwd, TrustProject: rt.opts.TrustProject,
 		DefaultTrust: rt.settings.DefaultProjectTrust, OnError: rt.reportExtensionError,
 	})
-	d := extensions.Discover(extensions.DiscoverOptions{
-		AgentDir: rt.paths.AgentDir, Cwd: rt.opts.Cwd, CLI: rt.opts.Extensions, NoExtensions: rt.opts.NoExtensions,
-	})
-	rt.ext.mgr.Start(d)
+	rt.ext.mgr.Start(rt.discoverExtensions())
 	rt.SetCommandProvider(extCommands{rt: rt})
 	if rt.opts.ProjectTrusted == nil {
 		// The project's text resources (context files, skills, templates,
@@ -80,6 +78,12 @@ func (rt *Runtime) setupExtensions() {
 	}()
 }
 
+func (rt *Runtime) discoverExtensions() extensions.Discovered {
+	return extensions.Discover(extensions.DiscoverOptions{
+		AgentDir: rt.paths.AgentDir, Cwd: rt.opts.Cwd, CLI: rt.opts.Extensions, NoExtensions: rt.opts.NoExtensions,
+	})
+}
+
 // resourcesDiscover collects the skill and template paths extensions
 // return from resources_discover.
 func (rt *Runtime) resourcesDiscover(ctx context.Context, reason string) (skills, templates []string) {
@@ -99,15 +103,20 @@ func (rt *Runtime) resourcesDiscover(ctx context.Context, reason string) (skills
 	return skills, templates
 }
 
-// reloadExtensions tells extensions about a reload (session_shutdown and
-// session_start with reason "reload"). Plugins keep running: a plugin
-// whose file changed is picked up by restarting the agent.
-func (rt *Runtime) reloadExtensions(_ context.Context, phase string) error {
+// reloadExtensions reloads the extensions around a reload: the old ones
+// get session_shutdown (reason "reload") and stop, a fresh discovery is
+// loaded (new, changed and removed extensions take effect), and the new
+// ones get session_start (reason "reload").
+func (rt *Runtime) reloadExtensions(ctx context.Context, phase string) error {
 	rt.extReady()
 	switch phase {
 	case ReloadShutdown:
 		rt.ext.bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: "reload"})
 		rt.ext.bus.Flush(3 * time.Second)
+		rt.unregisterExtensionTools()
+		err := rt.ext.mgr.Reload(ctx, rt.discoverExtensions())
+		rt.registerExtensionTools()
+		return err
 	case ReloadStart:
 		rt.ext.bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: "reload"})
 	}
@@ -151,6 +160,23 @@ func (rt *Runtime) flushEarly(fn events.Sink) {
 func (rt *Runtime) registerExtensionTools() {
 	for _, ref := range rt.ext.mgr.Tools() {
 		rt.tools.Add(&extensions.Tool{Ref: ref}, true)
+	}
+}
+
+// unregisterExtensionTools removes extension tools, putting back the
+// built-in tools they replaced (with their active state).
+func (rt *Runtime) unregisterExtensionTools() {
+	builtins := map[string]tools.Tool{}
+	for _, t := range tools.Builtins() {
+		builtins[t.Name()] = t
+	}
+	for _, ref := range rt.ext.mgr.Tools() {
+		name := ref.Spec.Name
+		active := rt.tools.IsActive(name)
+		rt.tools.Remove(name)
+		if b, ok := builtins[name]; ok {
+			rt.tools.Add(b, active)
+		}
 	}
 }
 

@@ -48,6 +48,7 @@ type Manager struct {
 type loaded struct {
 	ext  Extension
 	spec Spec
+	sub  *subscriber
 }
 
 // CommandRef is a command and the extension that registered it.
@@ -82,9 +83,9 @@ func (m *Manager) Bus() *hooks.Bus { return m.cfg.Bus }
 // the background; Wait blocks until all have started or failed. Handlers
 // run in load order whatever order they started in.
 func (m *Manager) Start(d Discovered) {
-	m.disc = d
 	var allowed []Spec
 	m.mu.Lock()
+	m.disc = d
 	m.statuses = append(m.statuses, d.Problems...)
 	m.fp = Fingerprint(m.cfg.Cwd, d.Specs, d.ProjectSettings)
 	hasProject := false
@@ -114,9 +115,12 @@ func (m *Manager) Start(d Discovered) {
 	if len(m.pending) > 0 {
 		m.cfg.Log.Warn("project extensions skipped: the project is not trusted", "project", m.cfg.Cwd, "count", len(m.pending))
 	}
+	m.mu.Lock()
+	ready := m.ready
+	m.mu.Unlock()
 	go func() {
 		m.loadAll(allowed)
-		close(m.ready)
+		close(ready)
 	}()
 }
 
@@ -171,10 +175,10 @@ func (m *Manager) loadAll(specs []Spec) {
 			m.statuses = append(m.statuses, Status{Path: s.Path, Scope: s.Scope, State: "failed", Message: errs[i].Error()})
 			continue
 		}
-		l := &loaded{ext: results[i], spec: s}
+		l := &loaded{ext: results[i], spec: s, sub: &subscriber{Extension: results[i], opts: s.Options}}
 		m.loaded = append(m.loaded, l)
 		m.statuses = append(m.statuses, Status{Path: s.Path, Name: l.ext.Name(), Scope: s.Scope, State: "loaded"})
-		subs = append(subs, &subscriber{Extension: l.ext, opts: s.Options})
+		subs = append(subs, l.sub)
 	}
 	m.mu.Unlock()
 	for i, s := range specs {
@@ -219,10 +223,38 @@ func (m *Manager) checkConflicts() {
 	}
 }
 
+// Reload stops every extension and loads the ones found by d (a fresh
+// discovery), as at start-up. It waits until they have started.
+func (m *Manager) Reload(ctx context.Context, d Discovered) error {
+	if err := m.Wait(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	old := m.loaded
+	m.loaded, m.statuses, m.pending = nil, nil, nil
+	m.ready = make(chan struct{})
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, l := range old {
+		m.cfg.Bus.Remove(l.sub)
+		wg.Add(1)
+		go func(e Extension) {
+			defer wg.Done()
+			_ = e.Close()
+		}(l.ext)
+	}
+	wg.Wait()
+	m.Start(d)
+	return m.Wait(ctx)
+}
+
 // Wait blocks until Start has finished loading or ctx ends.
 func (m *Manager) Wait(ctx context.Context) error {
+	m.mu.Lock()
+	ready := m.ready
+	m.mu.Unlock()
 	select {
-	case <-m.ready:
+	case <-ready:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -231,8 +263,11 @@ func (m *Manager) Wait(ctx context.Context) error {
 
 // Ready reports whether loading has finished.
 func (m *Manager) Ready() bool {
+	m.mu.Lock()
+	ready := m.ready
+	m.mu.Unlock()
 	select {
-	case <-m.ready:
+	case <-ready:
 		return true
 	default:
 		return false

@@ -533,3 +533,31 @@ func TestBeforeAgentStartChangesSystemPromptAndInjects(t *testing.T) {
 		t.Fatalf("injected message not sent: %v", req["messages"])
 	}
 }
+
+func TestReloadRestartsExtensions(t *testing.T) {
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	record := filepath.Join(t.TempDir(), "events")
+	pd := e2e.PluginDir(t, t.TempDir(), "a", bin, "--record", record, "--observe", "session_start,session_shutdown", "--command", "first")
+	a := e2e.Start(t, e2e.Options{Args: []string{"-e", pd}})
+	if n := len(extensionCommands(t, a)); n != 1 {
+		t.Fatalf("commands before reload: %d", n)
+	}
+	// An extension installed while the agent runs is found by reload.
+	e2e.PluginDir(t, filepath.Join(a.AgentDir, "extensions"), "b", bin, "--command", "second")
+	a.MustSucceed(map[string]any{"type": "reload"})
+	cmds := extensionCommands(t, a)
+	if len(cmds) != 2 || cmds[1].(map[string]any)["name"] != "second" {
+		t.Fatalf("commands after reload: %v", cmds)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, _ := os.ReadFile(record)
+		if got := strings.Fields(string(b)); strings.Join(got, " ") == "session_start session_shutdown session_start" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("lifecycle events: %q", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
