@@ -37,6 +37,10 @@ type Status struct {
 	// State is loaded, skipped, failed or disabled.
 	State   string `json:"state"`
 	Message string `json:"message,omitempty"`
+	// For loaded extensions: what they registered.
+	Events   []string `json:"events,omitempty"`
+	Commands []string `json:"commands,omitempty"`
+	Tools    []string `json:"tools,omitempty"`
 }
 
 // Discovered is the result of Discover.

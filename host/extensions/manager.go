@@ -284,8 +284,26 @@ func (m *Manager) snapshot() []*loaded {
 // what happened to it.
 func (m *Manager) Statuses() []Status {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]Status(nil), m.statuses...)
+	out := append([]Status(nil), m.statuses...)
+	byPath := map[string]Extension{}
+	for _, l := range m.loaded {
+		byPath[l.spec.Path] = l.ext
+	}
+	m.mu.Unlock()
+	for i := range out {
+		ext, ok := byPath[out[i].Path]
+		if !ok || out[i].State != "loaded" {
+			continue
+		}
+		out[i].Events = ext.Events()
+		for _, c := range ext.Commands() {
+			out[i].Commands = append(out[i].Commands, c.Name)
+		}
+		for _, t := range ext.Tools() {
+			out[i].Tools = append(out[i].Tools, t.Name)
+		}
+	}
+	return out
 }
 
 // Trusted reports whether the project's extensions may run.

@@ -161,6 +161,10 @@ func TestPluginCommandDuringStreamingAndCompletions(t *testing.T) {
 	if len(cmds) != 1 {
 		t.Fatalf("commands: %v", cmds)
 	}
+	st := a.MustSucceed(map[string]any{"type": "get_extensions"})["data"].(map[string]any)["extensions"].([]any)
+	if len(st) != 1 || fmt.Sprint(st[0].(map[string]any)["commands"]) != "[hello]" || st[0].(map[string]any)["name"] != "testplugin" {
+		t.Fatalf("get_extensions: %v", st)
+	}
 	c := cmds[0].(map[string]any)
 	if c["name"] != "hello" || c["source"] != "extension" || !strings.HasSuffix(fmt.Sprint(c["path"]), "p0") {
 		t.Fatalf("command entry: %v", c)
@@ -559,5 +563,33 @@ func TestReloadRestartsExtensions(t *testing.T) {
 			t.Fatalf("lifecycle events: %q", b)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestInputAndContextHooks(t *testing.T) {
+	script := []map[string]any{{"text": "one"}, {"text": "two"}}
+	a := startWithPlugins(t, script, []string{"--input-prefix", "[checked] ", "--handle-input", "swallow me", "--context-last-only"})
+	a.PromptAndWait("first")
+	// A handled prompt is acknowledged and starts no run.
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "swallow me"})
+	a.PromptAndWait("second")
+	for _, r := range a.Records(from) {
+		if r.Type() == "message_end" && strings.Contains(fmt.Sprint(r["message"]), "swallow me") {
+			t.Fatal("a handled prompt reached the conversation")
+		}
+	}
+	reqs := a.FauxRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("want 2 model calls, got %d", len(reqs))
+	}
+	msgs := reqs[1]["messages"].([]any)
+	if len(msgs) != 1 || !strings.Contains(fmt.Sprint(msgs[0]), "[checked] second") {
+		t.Fatalf("context hook / input transform: %v", msgs)
+	}
+	// The context hook changes one call only: the session keeps everything.
+	all := a.MustSucceed(map[string]any{"type": "get_messages"})["data"].(map[string]any)["messages"].([]any)
+	if len(all) != 4 {
+		t.Fatalf("messages kept: %d", len(all))
 	}
 }

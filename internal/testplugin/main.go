@@ -44,6 +44,9 @@ func main() {
 		timeoutMs    = flag.Int("tool-call-timeout-ms", 0, "ask for this tool_call deadline")
 		confirmMs    = flag.Int("confirm-timeout-ms", 0, "timeout of the confirm dialog")
 		stdinFile    = flag.String("stdin-to", "", "write what standard input holds (or EOF) to this file")
+		inputPrefix  = flag.String("input-prefix", "", "input: transform prompts by adding this prefix")
+		handleInput  = flag.String("handle-input", "", "input: consume prompts equal to this text")
+		contextLast  = flag.Bool("context-last-only", false, "context: send only the last message to the model")
 	)
 	flag.Parse()
 	switch {
@@ -184,6 +187,27 @@ func main() {
 				r.Message = &sdk.CustomMessage{CustomType: "testplugin", Content: *inject, Display: true}
 			}
 			return r, nil
+		})
+	}
+	if *inputPrefix != "" || *handleInput != "" {
+		ext.OnInput(func(ctx *sdk.Context, ev *sdk.InputEvent) (*sdk.InputResult, error) {
+			record(sdk.EventInput + ":" + ev.Source)
+			if *handleInput != "" && ev.Text == *handleInput {
+				return &sdk.InputResult{Action: "handled"}, nil
+			}
+			if *inputPrefix != "" {
+				return &sdk.InputResult{Action: "transform", Text: *inputPrefix + ev.Text}, nil
+			}
+			return nil, nil
+		})
+	}
+	if *contextLast {
+		ext.OnContext(func(ctx *sdk.Context, ev *sdk.ContextEvent) (*sdk.ContextResult, error) {
+			record(sdk.EventContext)
+			if len(ev.Messages) <= 1 {
+				return nil, nil
+			}
+			return &sdk.ContextResult{Messages: ev.Messages[len(ev.Messages)-1:]}, nil
 		})
 	}
 	if *command != "" {
