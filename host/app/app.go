@@ -13,6 +13,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
@@ -41,7 +42,8 @@ type Options struct {
 	ThinkingLevel string // --thinking
 
 	NoSession   bool
-	SessionPath string
+	SessionPath string // --session: open (or create) this file
+	Continue    bool   // -c: continue the latest session of the cwd
 	SessionName string
 
 	Tools   []string // --tools; nil means the defaults
@@ -98,8 +100,13 @@ type Runtime struct {
 	// that the last event a client sees matches the queue.
 	qmu sync.Mutex
 
+	cwd atomic.Pointer[string] // follows the session (sessions.go)
+
 	mu           sync.Mutex
 	sess         *session.Session
+	lazy         *session.Plan // context not loaded yet (sessions.go)
+	sessHooks    SessionHooks
+	ctxRules     session.ContextRules
 	model        *llm.Model
 	thinking     string
 	messages     []llm.Message
@@ -180,16 +187,18 @@ func New(opts Options) (*Runtime, error) {
 		active = nil
 	}
 	rt.tools = tools.NewRegistryWithBuiltins(active)
-	rt.initResources()
 
-	rt.sess = session.NewInMemory(opts.Cwd)
+	rt.cwd.Store(&opts.Cwd)
+	rt.ctxRules = session.DefaultRules
 	if err := rt.selectInitialModel(); err != nil {
 		return nil, err
 	}
-	if opts.SessionName != "" {
-		name := opts.SessionName
-		rt.sess.Append(session.Entry{Type: session.TypeSessionInfo, Name: &name})
+	// The session decides the working directory, which the resources
+	// are discovered for.
+	if err := rt.openInitialSession(); err != nil {
+		return nil, err
 	}
+	rt.initResources()
 	rt.setupExtensions()
 	return rt, nil
 }
@@ -331,8 +340,8 @@ func (rt *Runtime) Emit(ev events.Event) {
 // Mode returns the mode the runtime serves.
 func (rt *Runtime) Mode() string { return rt.opts.Mode }
 
-// Cwd returns the working directory.
-func (rt *Runtime) Cwd() string { return rt.opts.Cwd }
+// Cwd returns the working directory (the session's, see sessions.go).
+func (rt *Runtime) Cwd() string { return *rt.cwd.Load() }
 
 // Log returns the runtime's logger (stderr or a log file).
 func (rt *Runtime) Log() *slog.Logger { return rt.log }
@@ -348,7 +357,10 @@ func (rt *Runtime) Close() {
 	rt.closing = true
 	rt.mu.Unlock()
 	rt.Abort()
-	rt.closeOnce.Do(rt.closeExtensions)
+	rt.closeOnce.Do(func() {
+		rt.closeSession() // session_shutdown (reason quit) goes to extensions
+		rt.closeExtensions()
+	})
 	rt.cancelBase()
 }
 

@@ -52,7 +52,7 @@ func (rt *Runtime) setupExtensions() {
 	runtimes := append([]extensions.Runtime{&grpcext.Runtime{Log: rt.log, HostVersion: rt.opts.HostVersion, FlagValues: rt.opts.ExtensionFlags}}, rt.opts.ExtensionRuntimes...)
 	rt.ext.mgr = extensions.NewManager(extensions.Config{
 		Bus: rt.ext.bus, Host: &extHost{rt: rt}, Runtimes: runtimes, Log: rt.log,
-		AgentDir: rt.paths.AgentDir, Cwd: rt.opts.Cwd, TrustProject: rt.opts.TrustProject,
+		AgentDir: rt.paths.AgentDir, Cwd: rt.Cwd(), TrustProject: rt.opts.TrustProject,
 		DefaultTrust: rt.settings.DefaultProjectTrust, OnError: rt.reportExtensionError,
 	})
 	rt.ext.mgr.Start(rt.discoverExtensions())
@@ -66,6 +66,7 @@ func (rt *Runtime) setupExtensions() {
 		rt.SetProjectTrust(func() bool { return !never || rt.ext.mgr.Trusted() })
 	}
 	rt.SetResourceDiscoverer(rt.resourcesDiscover)
+	rt.installSessionHooks()
 	rt.OnReload(rt.reloadExtensions)
 	go func() {
 		_ = rt.ext.mgr.Wait(context.Background())
@@ -80,7 +81,7 @@ func (rt *Runtime) setupExtensions() {
 
 func (rt *Runtime) discoverExtensions() extensions.Discovered {
 	return extensions.Discover(extensions.DiscoverOptions{
-		AgentDir: rt.paths.AgentDir, Cwd: rt.opts.Cwd, CLI: rt.opts.Extensions, NoExtensions: rt.opts.NoExtensions,
+		AgentDir: rt.paths.AgentDir, Cwd: rt.Cwd(), CLI: rt.opts.Extensions, NoExtensions: rt.opts.NoExtensions,
 	})
 }
 
@@ -90,7 +91,7 @@ func (rt *Runtime) resourcesDiscover(ctx context.Context, reason string) (skills
 	if !rt.ext.bus.Has(hooks.ResourcesDiscover) {
 		return nil, nil
 	}
-	for _, raw := range rt.ext.bus.Call(ctx, hooks.ResourcesDiscover, map[string]any{"cwd": rt.opts.Cwd, "reason": reason}) {
+	for _, raw := range rt.ext.bus.Call(ctx, hooks.ResourcesDiscover, map[string]any{"cwd": rt.Cwd(), "reason": reason}) {
 		var r struct {
 			SkillPaths  []string `json:"skillPaths"`
 			PromptPaths []string `json:"promptPaths"`
@@ -332,37 +333,57 @@ func (rt *Runtime) IsExtensionCommand(text string) bool {
 	return found
 }
 
-// closeExtensions sends session_shutdown and stops every extension.
+// closeExtensions delivers the pending notifications (session_shutdown
+// was sent by closeSession) and stops every extension.
 func (rt *Runtime) closeExtensions() {
 	select {
 	case <-rt.ext.ready:
 	default:
 		_ = rt.ext.mgr.Wait(context.Background())
 	}
-	rt.ext.bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: "quit"})
 	rt.ext.bus.Flush(3 * time.Second)
 	rt.ext.mgr.Close()
 }
 
-// beforeSessionSwitch asks extensions whether the session may be replaced
-// (new, resume); true means cancelled.
-func (rt *Runtime) beforeSessionSwitch(reason, target string) bool {
-	rt.extReady()
-	r := rt.ext.bus.Before(rt.baseCtx, hooks.SessionBeforeSwitch, hooks.SessionBeforeSwitchEvent{Reason: reason, TargetSessionFile: target})
-	return r.Cancel
+// installSessionHooks connects the session commands to the bus:
+// session_before_switch / _fork / _tree may cancel new_session,
+// switch_session, import_session, fork, clone and navigate_tree (which
+// then answer {"cancelled": true}); session_shutdown and session_start
+// tell extensions about every replacement, with its reason.
+func (rt *Runtime) installSessionHooks() {
+	bus := rt.ext.bus
+	rt.SetSessionHooks(SessionHooks{
+		BeforeSwitch: func(ctx context.Context, ev SessionSwitchEvent) bool {
+			rt.extReady()
+			return bus.Before(ctx, hooks.SessionBeforeSwitch, map[string]any{
+				"reason": ev.Reason, "targetSessionFile": omitEmpty(ev.TargetSessionFile),
+			}).Cancel
+		},
+		BeforeFork: func(ctx context.Context, ev SessionForkEvent) bool {
+			rt.extReady()
+			return bus.Before(ctx, hooks.SessionBeforeFork, hooks.SessionBeforeForkEvent{EntryID: ev.EntryID, Position: ev.Position}).Cancel
+		},
+		BeforeTree: func(ctx context.Context, ev TreeEvent) bool {
+			rt.extReady()
+			return bus.Before(ctx, hooks.SessionBeforeTree, map[string]any{
+				"preparation": map[string]any{"targetId": ev.TargetID, "oldLeafId": omitEmpty(ev.OldLeaf)},
+			}).Cancel
+		},
+		Shutdown: func(ev SessionLifecycleEvent) {
+			bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: ev.Reason, TargetSessionFile: ev.TargetSessionFile})
+		},
+		Start: func(ev SessionLifecycleEvent) {
+			bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: ev.Reason, PreviousSessionFile: ev.PreviousSessionFile})
+		},
+	})
 }
 
-// beforeSessionFork asks extensions whether a fork ("before") or clone
-// ("at") may happen; true means cancelled.
-func (rt *Runtime) beforeSessionFork(entryID, position string) bool {
-	rt.extReady()
-	r := rt.ext.bus.Before(rt.baseCtx, hooks.SessionBeforeFork, hooks.SessionBeforeForkEvent{EntryID: entryID, Position: position})
-	return r.Cancel
-}
-
-// sessionReplaced tells extensions that the session was replaced: the old
-// one shut down and the new one started.
-func (rt *Runtime) sessionReplaced(reason, previousFile, targetFile string) {
-	rt.ext.bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: reason, TargetSessionFile: targetFile})
-	rt.ext.bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: reason, PreviousSessionFile: previousFile})
+// omitEmpty turns "" into nil so that the key is left out... as null; the
+// reference leaves optional keys out, and a JSON null reads the same for
+// handlers (undefined == null).
+func omitEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

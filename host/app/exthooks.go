@@ -149,7 +149,7 @@ func (rt *Runtime) UserBash(ctx context.Context, command string, excludeFromCont
 	if !rt.ext.bus.Has(hooks.UserBash) {
 		return nil
 	}
-	return rt.ext.bus.UserBash(ctx, hooks.UserBashEvent{Command: command, ExcludeFromContext: excludeFromContext, Cwd: rt.opts.Cwd})
+	return rt.ext.bus.UserBash(ctx, hooks.UserBashEvent{Command: command, ExcludeFromContext: excludeFromContext, Cwd: rt.Cwd()})
 }
 
 // notifyModelSelect tells extensions the model changed (source: set,

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os/exec"
 	"strings"
 	"time"
@@ -29,8 +28,8 @@ func (h *extHost) HandlerContext() extensions.HandlerContext {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	hc := extensions.HandlerContext{
-		Cwd: rt.opts.Cwd, Mode: rt.opts.Mode, HasUI: rt.opts.Mode == ModeRPC,
-		SessionID: rt.sess.ID(), ThinkingLevel: rt.thinking, IsIdle: rt.run == nil,
+		Cwd: rt.Cwd(), Mode: rt.opts.Mode, HasUI: rt.opts.Mode == ModeRPC,
+		SessionID: rt.sess.ID(), SessionFile: rt.sess.Path(), ThinkingLevel: rt.thinking, IsIdle: rt.run == nil,
 	}
 	if rt.ext.mgr != nil {
 		hc.ProjectTrusted = rt.ext.mgr.Trusted()
@@ -69,12 +68,12 @@ func (h *extHost) SendMessage(_ context.Context, m hooks.CustomMessage, triggerT
 		go rt.execute(run, []llm.Message{msg})
 		return nil
 	}
-	rt.messages = append(rt.messages, msg)
+	rt.messages = append(rt.contextLocked(), msg)
 	sess := rt.sess
 	rt.mu.Unlock()
+	sess.AppendMessage(msg)
 	rt.Emit(events.MessageStart{Message: msg})
 	rt.Emit(events.MessageEnd{Message: msg})
-	sess.AppendMessage(msg)
 	return nil
 }
 
@@ -122,53 +121,41 @@ func (h *extHost) AppendEntry(_ context.Context, customType string, data json.Ra
 			return "", err
 		}
 	}
-	rt.mu.Lock()
-	sess := rt.sess
-	rt.mu.Unlock()
-	e := sess.Append(session.Entry{Type: session.TypeCustom, CustomType: customType, Data: v})
+	e := rt.appendEntry(rt.Session(), session.Entry{Type: session.TypeCustom, CustomType: customType, Data: v})
 	rt.Emit(events.Raw{Type: "entry_appended", Fields: map[string]any{"entry": e}})
 	return e.ID, nil
 }
 
+// SetSessionName names the session; an empty name clears it.
 func (h *extHost) SetSessionName(_ context.Context, name string) error {
 	rt := h.rt
-	name = strings.TrimSpace(name)
-	rt.mu.Lock()
-	sess := rt.sess
-	rt.mu.Unlock()
-	sess.Append(session.Entry{Type: session.TypeSessionInfo, Name: &name})
-	rt.Emit(events.SessionInfoChanged{Name: name})
+	if name = strings.TrimSpace(name); name != "" {
+		return rt.SetSessionName(name)
+	}
+	rt.appendEntry(rt.Session(), session.Entry{Type: session.TypeSessionInfo, Name: &name})
+	rt.Emit(events.SessionInfoChanged{})
 	return nil
 }
 
 func (h *extHost) SetLabel(_ context.Context, entryID, label string) error {
-	rt := h.rt
-	rt.mu.Lock()
-	sess := rt.sess
-	rt.mu.Unlock()
-	if _, ok := sess.Entry(entryID); !ok {
-		return fmt.Errorf("Entry %s not found", entryID)
-	}
-	e := session.Entry{Type: session.TypeLabel, TargetID: entryID}
-	if label = strings.TrimSpace(label); label != "" {
-		e.Label = &label
-	}
-	sess.Append(e)
-	return nil
+	label = strings.TrimSpace(label)
+	return h.rt.SetLabel(entryID, &label)
 }
 
 func (h *extHost) Session(_ context.Context, q extensions.SessionQuery) (extensions.SessionView, error) {
 	rt := h.rt
-	rt.mu.Lock()
-	sess := rt.sess
-	rt.mu.Unlock()
-	v := extensions.SessionView{SessionID: sess.ID(), Name: sess.Name(), LeafID: sess.Leaf(), Cwd: rt.opts.Cwd}
+	sess := rt.Session()
+	v := extensions.SessionView{SessionID: sess.ID(), SessionFile: sess.Path(), Name: sess.Name(), LeafID: sess.Leaf(), Cwd: rt.Cwd()}
 	var err error
 	if v.Header, err = json.Marshal(sess.Header()); err != nil {
 		return v, err
 	}
 	if q.Entries {
-		if v.Entries, err = marshalEntries(sess.Entries()); err != nil {
+		es, err := sess.Entries()
+		if err != nil {
+			return v, err
+		}
+		if v.Entries, err = marshalEntries(es); err != nil {
 			return v, err
 		}
 	}
@@ -178,7 +165,11 @@ func (h *extHost) Session(_ context.Context, q extensions.SessionQuery) (extensi
 		}
 	}
 	if q.Tree {
-		if v.Tree, err = json.Marshal(buildTree(sess.Entries())); err != nil {
+		tree, err := sess.Tree()
+		if err != nil {
+			return v, err
+		}
+		if v.Tree, err = json.Marshal(tree); err != nil {
 			return v, err
 		}
 	}
@@ -192,40 +183,6 @@ func marshalEntries(es []*session.Entry) (json.RawMessage, error) {
 	return json.Marshal(es)
 }
 
-type treeNode struct {
-	Entry    *session.Entry `json:"entry"`
-	Children []*treeNode    `json:"children"`
-	Label    string         `json:"label,omitempty"`
-}
-
-// buildTree arranges entries as get_tree does: children in append order,
-// entries whose parent is missing become roots.
-func buildTree(es []*session.Entry) []*treeNode {
-	nodes := map[string]*treeNode{}
-	labels := map[string]string{}
-	for _, e := range es {
-		nodes[e.ID] = &treeNode{Entry: e, Children: []*treeNode{}}
-		if e.Type == session.TypeLabel {
-			if e.Label != nil {
-				labels[e.TargetID] = *e.Label
-			} else {
-				delete(labels, e.TargetID)
-			}
-		}
-	}
-	roots := []*treeNode{}
-	for _, e := range es {
-		n := nodes[e.ID]
-		n.Label = labels[e.ID]
-		if p, ok := nodes[e.Parent()]; ok && e.Parent() != e.ID {
-			p.Children = append(p.Children, n)
-		} else {
-			roots = append(roots, n)
-		}
-	}
-	return roots
-}
-
 // ContextUsage estimates the context window usage: the last assistant
 // usage plus a chars/4 estimate of the messages after it.
 func (h *extHost) ContextUsage(context.Context) json.RawMessage {
@@ -235,17 +192,18 @@ func (h *extHost) ContextUsage(context.Context) json.RawMessage {
 	if rt.model == nil || rt.model.ContextWindow <= 0 {
 		return nil
 	}
+	msgs := rt.contextLocked()
 	tokens := 0
-	i := len(rt.messages) - 1
+	i := len(msgs) - 1
 	for ; i >= 0; i-- {
-		m := rt.messages[i]
+		m := msgs[i]
 		if m.Role == llm.RoleAssistant && m.Usage.TotalTokens > 0 {
 			tokens = m.Usage.TotalTokens
 			break
 		}
 	}
-	for j := i + 1; j < len(rt.messages); j++ {
-		b, _ := json.Marshal(rt.messages[j].Content)
+	for j := i + 1; j < len(msgs); j++ {
+		b, _ := json.Marshal(msgs[j].Content)
 		tokens += len(b) / 4
 	}
 	pct := float64(tokens) * 100 / float64(rt.model.ContextWindow)
@@ -337,7 +295,7 @@ func (c *capped) Write(p []byte) (int, error) {
 // Exec runs a program (no shell) with no standard input.
 func (h *extHost) Exec(ctx context.Context, command string, args []string, cwd string, timeout time.Duration) (extensions.ExecResult, error) {
 	if cwd == "" {
-		cwd = h.rt.opts.Cwd
+		cwd = h.rt.Cwd()
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
