@@ -593,3 +593,68 @@ func TestInputAndContextHooks(t *testing.T) {
 		t.Fatalf("messages kept: %d", len(all))
 	}
 }
+
+func TestExtensionCancelsForkCloneAndSwitch(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "events")
+	script := []map[string]any{{"text": "one"}, {"text": "two"}}
+	a := startWithPlugins(t, script, []string{"--cancel-fork", "--cancel-new", "--record", record})
+	a.PromptAndWait("first prompt")
+	a.PromptAndWait("second prompt")
+	state := func() map[string]any {
+		return a.MustSucceed(map[string]any{"type": "get_state"})["data"].(map[string]any)
+	}
+	before := state()
+	fm := a.MustSucceed(map[string]any{"type": "get_fork_messages"})["data"].(map[string]any)["messages"].([]any)
+	if len(fm) != 2 {
+		t.Fatalf("fork messages: %v", fm)
+	}
+	entry := fm[1].(map[string]any)["entryId"]
+	r := a.MustSucceed(map[string]any{"type": "fork", "entryId": entry})
+	if d := r["data"].(map[string]any); d["cancelled"] != true {
+		t.Fatalf("fork not cancelled: %v", r)
+	}
+	r = a.MustSucceed(map[string]any{"type": "clone"})
+	if d := r["data"].(map[string]any); d["cancelled"] != true {
+		t.Fatalf("clone not cancelled: %v", r)
+	}
+	file, _ := before["sessionFile"].(string)
+	r = a.MustSucceed(map[string]any{"type": "switch_session", "sessionPath": file})
+	if d := r["data"].(map[string]any); d["cancelled"] != true {
+		t.Fatalf("switch_session not cancelled: %v", r)
+	}
+	after := state()
+	if after["sessionId"] != before["sessionId"] || after["sessionFile"] != before["sessionFile"] {
+		t.Fatalf("the session changed: %v -> %v", before, after)
+	}
+	b, _ := os.ReadFile(record)
+	got := string(b)
+	for _, want := range []string{"session_before_fork:before", "session_before_fork:at", "session_before_switch"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("plugin did not see %s: %q", want, got)
+		}
+	}
+}
+
+func TestSessionLifecycleReasons(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "events")
+	script := []map[string]any{{"text": "one"}}
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	pd := e2e.PluginDir(t, t.TempDir(), "p", bin, "--record", record, "--observe", "session_start,session_shutdown", "--record-payload")
+	a := e2e.Start(t, e2e.Options{Args: []string{"-e", pd}, Script: script})
+	a.PromptAndWait("hello")
+	a.MustSucceed(map[string]any{"type": "new_session"})
+	a.CloseStdin()
+	a.Wait(10 * time.Second)
+	b, _ := os.ReadFile(record)
+	var reasons []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var ev map[string]any
+		if json.Unmarshal([]byte(line), &ev) == nil {
+			reasons = append(reasons, fmt.Sprint(ev["type"], ":", ev["reason"]))
+		}
+	}
+	want := "session_start:startup session_shutdown:new session_start:new session_shutdown:quit"
+	if strings.Join(reasons, " ") != want {
+		t.Fatalf("lifecycle:\n got %v\nwant %s", reasons, want)
+	}
+}

@@ -47,6 +47,7 @@ func main() {
 		inputPrefix  = flag.String("input-prefix", "", "input: transform prompts by adding this prefix")
 		handleInput  = flag.String("handle-input", "", "input: consume prompts equal to this text")
 		contextLast  = flag.Bool("context-last-only", false, "context: send only the last message to the model")
+		recordRaw    = flag.Bool("record-payload", false, "record observed events as their JSON payload")
 	)
 	flag.Parse()
 	switch {
@@ -256,7 +257,11 @@ func main() {
 		}
 		ev := ev
 		ext.On(ev, func(ctx *sdk.Context, raw json.RawMessage) (any, error) {
-			record(ev)
+			if *recordRaw {
+				record(string(raw))
+			} else {
+				record(ev)
+			}
 			hang(ctx, ev)
 			return nil, nil
 		})
