@@ -18,6 +18,7 @@ import (
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/llm/faux"
 	"github.com/atomic-go/atomic/host/session"
@@ -164,6 +165,7 @@ func New(opts Options) (*Runtime, error) {
 		opts: opts, settings: opts.Settings.Settings, paths: opts.Settings.Paths, log: opts.Log,
 		baseCtx: ctx, cancelBase: cancel, listeners: map[int]events.Sink{},
 	}
+	rt.ext.bus = hooks.New() // before anything can emit (see tapExtensions)
 	rt.steeringMode = queueMode(rt.settings.SteeringMode)
 	rt.followUpMode = queueMode(rt.settings.FollowUpMode)
 	rt.autoCompact = rt.settings.Compaction.Enabled
@@ -329,6 +331,7 @@ func (rt *Runtime) resnapshotLocked() {
 // run, so a listener that blocks (a client not reading) cannot stall
 // Subscribe or other emitters.
 func (rt *Runtime) Emit(ev events.Event) {
+	rt.tapExtensions(ev)
 	rt.lmu.Lock()
 	sinks := rt.sinks
 	rt.lmu.Unlock()

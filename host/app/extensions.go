@@ -34,6 +34,7 @@ type extState struct {
 
 	turnMu    sync.Mutex
 	turnIndex int
+	lastLevel string // for thinking_level_select's previousLevel
 
 	nextTurnMu sync.Mutex
 	nextTurn   []llm.Message
@@ -45,7 +46,7 @@ type extState struct {
 
 // setupExtensions discovers and starts extensions in the background.
 func (rt *Runtime) setupExtensions() {
-	rt.ext.bus = hooks.New()
+	rt.ext.lastLevel = rt.thinking
 	rt.ext.bus.Log = rt.log
 	rt.ext.bus.OnError = rt.reportExtensionError
 	rt.ext.ready = make(chan struct{})

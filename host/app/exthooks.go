@@ -152,19 +152,30 @@ func (rt *Runtime) UserBash(ctx context.Context, command string, excludeFromCont
 	return rt.ext.bus.UserBash(ctx, hooks.UserBashEvent{Command: command, ExcludeFromContext: excludeFromContext, Cwd: rt.Cwd()})
 }
 
-// notifyModelSelect tells extensions the model changed (source: set,
-// cycle, restore or fallback).
-func (rt *Runtime) notifyModelSelect(m llm.Model, prev *llm.Model, source string) {
-	if prev != nil && prev.Provider == m.Provider && prev.ID == m.ID {
+// tapExtensions turns runtime events that have an extension counterpart
+// into notifications: model_changed → model_select, thinking_level_changed
+// → thinking_level_select, session_info_changed.
+func (rt *Runtime) tapExtensions(ev events.Event) {
+	bus := rt.ext.bus
+	if bus == nil {
 		return
 	}
-	rt.ext.bus.Notify(hooks.ModelSelect, hooks.ModelSelectEvent{Model: m, PreviousModel: prev, Source: source})
-}
-
-// notifyThinkingLevelSelect tells extensions the thinking level changed.
-func (rt *Runtime) notifyThinkingLevelSelect(level, previous string) {
-	if level == previous {
-		return
+	switch e := ev.(type) {
+	case events.ModelChanged:
+		if bus.Has(hooks.ModelSelect) {
+			bus.Notify(hooks.ModelSelect, hooks.ModelSelectEvent{Model: e.Model, PreviousModel: e.PreviousModel, Source: e.Source})
+		}
+	case events.ThinkingLevelChanged:
+		rt.ext.turnMu.Lock()
+		prev := rt.ext.lastLevel
+		rt.ext.lastLevel = e.Level
+		rt.ext.turnMu.Unlock()
+		if bus.Has(hooks.ThinkingLevelSelect) {
+			bus.Notify(hooks.ThinkingLevelSelect, map[string]any{"level": e.Level, "previousLevel": prev})
+		}
+	case events.SessionInfoChanged:
+		if bus.Has(hooks.SessionInfoChanged) {
+			bus.Notify(hooks.SessionInfoChanged, e)
+		}
 	}
-	rt.ext.bus.Notify(hooks.ThinkingLevelSelect, map[string]any{"level": level, "previousLevel": previous})
 }

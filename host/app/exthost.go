@@ -249,7 +249,6 @@ func (h *extHost) SetModel(_ context.Context, provider, id string) (bool, error)
 	rt.mu.Unlock()
 	if prev == nil || prev.Provider != m.Provider || prev.ID != m.ID {
 		rt.Emit(events.ModelChanged{Model: m, PreviousModel: prev, Source: "set"})
-		rt.notifyModelSelect(m, prev, "set")
 	}
 	return true, nil
 }
@@ -263,7 +262,6 @@ func (h *extHost) SetThinkingLevel(_ context.Context, level string) string {
 	rt.mu.Unlock()
 	if now != prev {
 		rt.Emit(events.ThinkingLevelChanged{Level: now})
-		rt.notifyThinkingLevelSelect(now, prev)
 	}
 	return now
 }
