@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -22,11 +23,24 @@ func Serve(ext *Extension) {
 		fmt.Fprintf(os.Stderr, "%s is an atomic extension; load it with: atomic -e %s\n", ext.Name, os.Args[0])
 		os.Exit(1)
 	}
+	go exitWithParent()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: Handshake,
 		Plugins:         plugin.PluginSet{PluginName: &GRPCPlugin{Extension: ext}},
 		GRPCServer:      plugin.DefaultGRPCServer,
 	})
+}
+
+// exitWithParent ends the plugin when the agent that started it is gone
+// (killed without a chance to stop its plugins), so that no orphan keeps
+// running.
+func exitWithParent() {
+	parent := os.Getppid()
+	for range time.Tick(500 * time.Millisecond) {
+		if os.Getppid() != parent {
+			os.Exit(0)
+		}
+	}
 }
 
 // GRPCPlugin is the go-plugin plugin that serves an Extension (plugin

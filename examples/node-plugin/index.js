@@ -168,4 +168,9 @@ const stop = () => {
   process.exit(0);
 };
 process.on("SIGTERM", stop);
+// Do not outlive an agent that was killed before it could stop us.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop();
+}, 500).unref();
 process.on("SIGINT", () => {}); // the agent decides when we stop

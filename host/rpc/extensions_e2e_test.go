@@ -658,3 +658,26 @@ func TestSessionLifecycleReasons(t *testing.T) {
 		t.Fatalf("lifecycle:\n got %v\nwant %s", reasons, want)
 	}
 }
+
+func TestPluginsDoNotOutliveAKilledAgent(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	a := startWithPlugins(t, nil, []string{"--pidfile", pidFile, "--observe", "turn_end"})
+	a.MustSucceed(map[string]any{"type": "get_extensions"}) // started
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err := a.Process().Kill(); err != nil {
+		t.Fatal(err)
+	}
+	a.Wait(5 * time.Second)
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatal("the plugin outlived the agent")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
