@@ -468,3 +468,19 @@ func TestSessionLifecycleReasons(t *testing.T) {
 		t.Fatalf("lifecycle:\n got %v\nwant %s", reasons, want)
 	}
 }
+
+func TestPluginToolReplacesBuiltin(t *testing.T) {
+	script := []map[string]any{
+		{"toolCalls": []map[string]any{{"name": "bash", "arguments": map[string]any{"text": "not a shell"}}}},
+		{"text": "done"},
+	}
+	a := startWithPlugins(t, script, []string{"--tool", "bash"})
+	res := toolResults(a.PromptAndWait("go"))
+	if len(res) != 1 || resultText(res[0]) != "echo: not a shell" {
+		t.Fatalf("the built-in bash ran instead of the extension's: %v", res)
+	}
+	tools := fmt.Sprint(a.FauxRequests()[0]["tools"])
+	if strings.Count(tools, "name:bash") != 1 || !strings.Contains(tools, "Echoes its text") {
+		t.Fatalf("tools offered: %s", tools)
+	}
+}
