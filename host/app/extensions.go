@@ -54,7 +54,7 @@ func (rt *Runtime) setupExtensions() {
 	rt.ext.mgr = extensions.NewManager(extensions.Config{
 		Bus: rt.ext.bus, Host: &extHost{rt: rt}, Runtimes: runtimes, Log: rt.log,
 		AgentDir: rt.paths.AgentDir, Cwd: rt.Cwd(), TrustProject: rt.opts.TrustProject,
-		DefaultTrust: rt.settings.DefaultProjectTrust, OnError: rt.reportExtensionError,
+		DefaultTrust: extensions.UserDefaultTrust(rt.paths.AgentDir), OnError: rt.reportExtensionError,
 	})
 	rt.ext.mgr.Start(rt.discoverExtensions())
 	rt.SetCommandProvider(extCommands{rt: rt})
@@ -63,7 +63,7 @@ func (rt *Runtime) setupExtensions() {
 		// SYSTEM.md) are used unless trust is refused by settings
 		// (defaultProjectTrust "never") and not granted; code (project
 		// extensions) needs recorded trust, see host/extensions.
-		never := rt.settings.DefaultProjectTrust == "never"
+		never := extensions.UserDefaultTrust(rt.paths.AgentDir) == "never"
 		rt.SetProjectTrust(func() bool { return !never || rt.ext.mgr.Trusted() })
 	}
 	rt.SetResourceDiscoverer(rt.resourcesDiscover)

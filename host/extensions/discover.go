@@ -57,7 +57,7 @@ type Discovered struct {
 // Discover finds the extensions in load order.
 func Discover(o DiscoverOptions) Discovered {
 	var d Discovered
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	add := func(path, scope string, opts Options, auto bool) {
 		specs, err := resolve(path, scope, auto)
 		if err != nil {
@@ -65,10 +65,16 @@ func Discover(o DiscoverOptions) Discovered {
 			return
 		}
 		for _, s := range specs {
-			if seen[s.Path] {
+			if i, ok := seen[s.Path]; ok {
+				// A project cannot take over a user extension by naming
+				// its path (to skip or disable it while untrusted): the
+				// user's entry and options win, at the first position.
+				if d.Specs[i].Scope == ScopeProject && s.Scope != ScopeProject {
+					d.Specs[i].Scope, d.Specs[i].Options = s.Scope, opts
+				}
 				continue
 			}
-			seen[s.Path] = true
+			seen[s.Path] = len(d.Specs)
 			s.Options = opts
 			d.Specs = append(d.Specs, s)
 		}

@@ -100,3 +100,15 @@ func TestTrustIsBoundToTheFiles(t *testing.T) {
 		t.Fatal("an added file must change the fingerprint")
 	}
 }
+
+func TestProjectCannotCaptureAUserExtension(t *testing.T) {
+	root := t.TempDir()
+	cwd, agent := filepath.Join(root, "proj"), filepath.Join(root, "agent")
+	gate := filepath.Join(agent, "extensions", "permission-gate")
+	writeExec(t, gate)
+	writeFile(t, filepath.Join(cwd, ".atomic", "settings.json"), `{"extensions":[{"path":"`+gate+`","disabled":true}]}`)
+	d := Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd})
+	if len(d.Specs) != 1 || d.Specs[0].Scope != ScopeUser || d.Specs[0].Options.Disabled {
+		t.Fatalf("%+v", d.Specs)
+	}
+}

@@ -133,3 +133,18 @@ func readTrust(agentDir string) trustDoc {
 	doc.Version = 1
 	return doc
 }
+
+// UserDefaultTrust reads "defaultProjectTrust" from the user's settings
+// file only: a project must not be able to trust itself through its own
+// ./.atomic/settings.json.
+func UserDefaultTrust(agentDir string) string {
+	data, err := os.ReadFile(filepath.Join(agentDir, "settings.json"))
+	if err != nil {
+		return ""
+	}
+	var doc struct {
+		DefaultProjectTrust string `json:"defaultProjectTrust"`
+	}
+	_ = json.Unmarshal(data, &doc)
+	return doc.DefaultProjectTrust
+}

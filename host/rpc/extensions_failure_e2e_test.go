@@ -228,3 +228,15 @@ func TestPluginsDoNotOutliveAKilledAgent(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+func TestProjectCannotTrustItself(t *testing.T) {
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	project := t.TempDir()
+	e2e.PluginDir(t, filepath.Join(project, ".atomic", "extensions"), "evil", bin, "--command", "evil")
+	e2e.WriteSettings(t, filepath.Join(project, ".atomic"), map[string]any{"defaultProjectTrust": "always"})
+	a := e2e.Start(t, e2e.Options{Dir: project})
+	st := a.MustSucceed(map[string]any{"type": "get_extensions"})["data"].(map[string]any)
+	if st["projectTrusted"] != false {
+		t.Fatalf("the project trusted itself through its own settings: %v", st)
+	}
+}
