@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"sync"
 	"time"
 
@@ -304,22 +303,30 @@ func trimLeftSpace(s string) string {
 	return s
 }
 
-// runExtensionCommand runs "/name args" when an extension registered name.
-// It reports whether the text was an extension command.
-func (rt *Runtime) runExtensionCommand(text string) bool {
+// extensionCommand returns a function that runs "/name args" when an
+// extension registered name (nil otherwise). In RPC mode the command runs
+// in the background after the prompt's response, so that a slow or hung
+// command never holds up the other commands; its failures are
+// extension_error events. In print and json modes it runs to completion.
+func (rt *Runtime) extensionCommand(text string) func() {
 	name, args, ok := splitCommand(text)
 	if !ok {
-		return false
+		return nil
 	}
 	rt.extReady()
 	ref, found := rt.ext.mgr.Command(name)
 	if !found {
-		return false
+		return nil
 	}
-	if err := ref.Ext.RunCommand(rt.baseCtx, name, args); err != nil && !errors.Is(err, context.Canceled) {
-		rt.reportExtensionError(hooks.ExtensionError{ExtensionPath: "command:" + name, Event: "command", Error: err.Error()})
+	run := func() {
+		if err := ref.Ext.RunCommand(rt.baseCtx, name, args); err != nil && rt.baseCtx.Err() == nil {
+			rt.reportExtensionError(hooks.ExtensionError{ExtensionPath: "command:" + name, Event: "command", Error: err.Error()})
+		}
 	}
-	return true
+	if rt.opts.Mode != ModeRPC {
+		return run
+	}
+	return func() { go run() }
 }
 
 // IsExtensionCommand reports whether text invokes an extension command

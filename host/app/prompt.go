@@ -49,8 +49,8 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 	rt.extReady()
 	// An extension command runs at once, even while streaming; no input
 	// hook, no expansion.
-	if rt.runExtensionCommand(in.Text) {
-		return nil, nil
+	if cmd := rt.extensionCommand(in.Text); cmd != nil {
+		return cmd, nil
 	}
 	text, images, handled := rt.inputHook(in.Text, in.Images, "rpc", in.StreamingBehavior)
 	if handled {

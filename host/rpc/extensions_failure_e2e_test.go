@@ -240,3 +240,17 @@ func TestProjectCannotTrustItself(t *testing.T) {
 		t.Fatalf("the project trusted itself through its own settings: %v", st)
 	}
 }
+
+func TestHungCommandDoesNotBlockTheAgent(t *testing.T) {
+	a := startWithPlugins(t, []map[string]any{{"text": "still here"}}, []string{"--command", "hello"})
+	start := time.Now()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "/hello hang"})
+	a.MustSucceed(map[string]any{"type": "get_state"})
+	recs := a.PromptAndWait("are you there?")
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("a hung command held up the agent")
+	}
+	if len(recs) == 0 {
+		t.Fatal("no run")
+	}
+}

@@ -219,6 +219,9 @@ func main() {
 				if args == "fail" {
 					return fmt.Errorf("command failed on purpose")
 				}
+				if args == "hang" {
+					select {} // never returns, ignores the context on purpose
+				}
 				if _, err := ctx.Host.AppendEntry(ctx, "testplugin-command", map[string]any{"args": args}); err != nil {
 					return err
 				}
