@@ -66,7 +66,7 @@ func (h *fakeHost) Exec(context.Context, string, []string, string, time.Duration
 	return extensions.ExecResult{}, nil
 }
 
-func load(t *testing.T, host extensions.Host, args ...string) *Plugin {
+func load(t testing.TB, host extensions.Host, args ...string) *Plugin {
 	t.Helper()
 	bin := e2e.BuildPlugin(t, "./internal/testplugin")
 	spec := extensions.Spec{Path: t.TempDir(), Kind: extensions.KindPlugin, Command: append([]string{bin}, args...)}
