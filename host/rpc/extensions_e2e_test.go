@@ -484,3 +484,22 @@ func TestPluginToolReplacesBuiltin(t *testing.T) {
 		t.Fatalf("tools offered: %s", tools)
 	}
 }
+
+func TestExtensionFlagFromTheCommandLine(t *testing.T) {
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	pd := e2e.PluginDir(t, t.TempDir(), "p", bin, "--command", "hello")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-e", pd}, "command ran: greet hello"},
+		{[]string{"-e", pd, "--greeting=bonjour"}, "command ran: greet bonjour"},
+	} {
+		a := e2e.Start(t, e2e.Options{Args: c.args})
+		from := a.Len()
+		a.MustSucceed(map[string]any{"type": "prompt", "message": "/hello greet"})
+		a.WaitFrom(from, 10*time.Second, func(r e2e.Record) bool {
+			return r.Type() == "message_end" && strings.Contains(fmt.Sprint(r["message"]), c.want)
+		})
+	}
+}

@@ -212,6 +212,7 @@ func main() {
 		})
 	}
 	if *command != "" {
+		ext.RegisterFlag(sdk.Flag{Name: "greeting", Type: "string", Default: "hello", Description: "what /<command> greet says"})
 		ext.RegisterCommand(sdk.Command{
 			Name: *command, Description: "test command of " + *name,
 			Run: func(ctx *sdk.Context, args string) error {
@@ -221,6 +222,10 @@ func main() {
 				}
 				if args == "hang" {
 					select {} // never returns, ignores the context on purpose
+				}
+				if args == "greet" {
+					g, _ := ctx.Flag("greeting")
+					args = "greet " + g
 				}
 				if _, err := ctx.Host.AppendEntry(ctx, "testplugin-command", map[string]any{"args": args}); err != nil {
 					return err
