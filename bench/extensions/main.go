@@ -5,6 +5,11 @@
 //
 //	go run ./bench/extensions            # all scenarios
 //	go run ./bench/extensions -runs 20   # more repetitions
+//
+// For the per-turn scenario, BENCH_OBSERVE (comma-separated events) changes
+// what the 10 plugins subscribe to, and BENCH_NOSYNC=1 drops their
+// tool_call and tool_result hooks (to separate the cost of notifications
+// from that of intercepting hooks).
 package main
 
 import (
@@ -217,7 +222,11 @@ func turns(tmp, atomicBin, pluginBin string, n, prompts int) float64 {
 	if v := os.Getenv("BENCH_OBSERVE"); v != "" {
 		every = v
 	}
-	plugins := pluginDirs(root, pluginBin, n, "--block-bash", "never-matches", "--patch-result", "none", "--observe", every)
+	syncArgs := []string{"--block-bash", "never-matches", "--patch-result", "none"}
+	if os.Getenv("BENCH_NOSYNC") != "" {
+		syncArgs = nil
+	}
+	plugins := pluginDirs(root, pluginBin, n, append(syncArgs, "--observe", every)...)
 	var script strings.Builder
 	for i := 0; i < prompts+1; i++ {
 		script.WriteString(`{"toolCalls":[{"name":"bash","arguments":{"command":"true"}}]}` + "\n")
