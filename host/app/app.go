@@ -117,8 +117,9 @@ type Runtime struct {
 	followUpMode string
 	autoCompact  bool
 	autoRetry    bool
-	run          *activeRun // the active run; cleared when it decides to end, just before agent_end
-	last         *activeRun // the latest run, which may still be emitting its last events
+	run          *activeRun    // the active run; cleared when it decides to end, just before agent_end
+	last         *activeRun    // the latest run, which may still be emitting its last events
+	pendingBash  []pendingBash // bash messages held while a run is in flight (bash.go)
 	closing      bool
 
 	ext       extState
@@ -360,11 +361,14 @@ func (rt *Runtime) Close() {
 	rt.closing = true
 	rt.mu.Unlock()
 	rt.Abort()
+	rt.cancelBase()
+	// The start-up discovery may still be writing (the built-in skills'
+	// cache): let it finish before the caller removes directories.
+	rt.waitResources()
 	rt.closeOnce.Do(func() {
 		rt.closeSession() // session_shutdown (reason quit) goes to extensions
 		rt.closeExtensions()
 	})
-	rt.cancelBase()
 }
 
 // systemPrompt builds the system prompt for the current tools and

@@ -8,6 +8,7 @@ import (
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/session"
 )
 
 // installHooks connects the agent loop's hook points to the bus. Hook
@@ -150,6 +151,22 @@ func (rt *Runtime) UserBash(ctx context.Context, command string, excludeFromCont
 		return nil
 	}
 	return rt.ext.bus.UserBash(ctx, hooks.UserBashEvent{Command: command, ExcludeFromContext: excludeFromContext, Cwd: rt.Cwd()})
+}
+
+// extensionBash records and returns the result a user_bash handler gave
+// for a direct shell command, as if the command had run.
+func (rt *Runtime) extensionBash(owner *session.Session, req BashRequest, r *hooks.BashResult) BashResult {
+	res := BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated, FullOutputPath: r.FullOutputPath}
+	if req.OnOutput != nil && res.Output != "" {
+		req.OnOutput("stdout", res.Output)
+	}
+	rt.recordBash(owner, llm.Message{
+		Role: llm.RoleBashExecution, Command: req.Command, Output: res.Output,
+		ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated,
+		FullOutputPath: res.FullOutputPath, ExcludeFromContext: req.ExcludeFromContext,
+		Timestamp: llm.Now(),
+	})
+	return res
 }
 
 // tapExtensions turns runtime events that have an extension counterpart

@@ -503,3 +503,16 @@ func TestExtensionFlagFromTheCommandLine(t *testing.T) {
 		})
 	}
 }
+
+func TestUserBashHandledByExtension(t *testing.T) {
+	a := startWithPlugins(t, nil, []string{"--user-bash", "deploy"})
+	r := a.MustSucceed(map[string]any{"type": "bash", "command": "echo deploy now"})
+	d := r["data"].(map[string]any)
+	if d["output"] != "handled by testplugin: echo deploy now" || d["exitCode"] != float64(0) {
+		t.Fatalf("%v", d)
+	}
+	r = a.MustSucceed(map[string]any{"type": "bash", "command": "echo plain"})
+	if out := r["data"].(map[string]any)["output"]; !strings.Contains(fmt.Sprint(out), "plain") || strings.Contains(fmt.Sprint(out), "testplugin") {
+		t.Fatalf("%v", r)
+	}
+}

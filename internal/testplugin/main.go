@@ -48,6 +48,7 @@ func main() {
 		handleInput  = flag.String("handle-input", "", "input: consume prompts equal to this text")
 		contextLast  = flag.Bool("context-last-only", false, "context: send only the last message to the model")
 		recordRaw    = flag.Bool("record-payload", false, "record observed events as their JSON payload")
+		userBash     = flag.String("user-bash", "", "user_bash: answer commands containing this text itself")
 	)
 	flag.Parse()
 	switch {
@@ -200,6 +201,16 @@ func main() {
 				return &sdk.InputResult{Action: "transform", Text: *inputPrefix + ev.Text}, nil
 			}
 			return nil, nil
+		})
+	}
+	if *userBash != "" {
+		ext.OnUserBash(func(ctx *sdk.Context, ev *sdk.UserBashEvent) (*sdk.UserBashResult, error) {
+			record(sdk.EventUserBash)
+			if !strings.Contains(ev.Command, *userBash) {
+				return nil, nil
+			}
+			code := 0
+			return &sdk.UserBashResult{Result: &sdk.BashResult{Output: "handled by testplugin: " + ev.Command, ExitCode: &code}}, nil
 		})
 	}
 	if *contextLast {
