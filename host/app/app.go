@@ -20,7 +20,6 @@ import (
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
-	"github.com/atomic-go/atomic/host/llm/faux"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
 )
@@ -121,6 +120,7 @@ type Runtime struct {
 	last         *activeRun    // the latest run, which may still be emitting its last events
 	pendingBash  []pendingBash // bash messages held while a run is in flight (bash.go)
 	closing      bool
+	prov         *provState // providers, credentials, retry (catalog.go, retry.go)
 
 	ext       extState
 	closeOnce sync.Once
@@ -172,12 +172,7 @@ func New(opts Options) (*Runtime, error) {
 	rt.autoCompact = rt.settings.Compaction.Enabled
 	rt.autoRetry = rt.settings.Retry.Enabled
 
-	rt.catalog = llm.NewCatalog()
-	rt.catalog.RegisterAPI(faux.API, faux.New())
-	rt.catalog.AddModels(faux.Models()...)
-	rt.catalog.Credential = func(provider string) (string, bool) {
-		return "", provider == faux.ProviderID
-	}
+	rt.setupCatalog() // providers, models (built-in + models.json), credentials
 
 	active := tools.DefaultActive
 	if len(rt.settings.DefaultTools) > 0 {
@@ -239,6 +234,7 @@ func (rt *Runtime) selectInitialModel() error {
 		level = llm.ThinkingMedium
 	}
 	rt.thinking = llm.ClampThinkingLevel(rt.model, level)
+	rt.prov.wantThinking = level
 	return nil
 }
 

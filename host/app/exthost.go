@@ -233,37 +233,24 @@ func (h *extHost) Model(context.Context) (*llm.Model, string) {
 	return &m, rt.thinking
 }
 
+// SetModel selects a model like set_model (the reference's setModel also
+// saves it as the default); false when it is unknown or unusable.
 func (h *extHost) SetModel(_ context.Context, provider, id string) (bool, error) {
-	rt := h.rt
-	m, ok := rt.catalog.Find(provider, id)
-	if !ok {
+	if _, err := h.rt.SetModel(provider, id, true); err != nil {
 		return false, nil
-	}
-	if _, ok := rt.catalog.Credential(m.Provider); !ok {
-		return false, nil
-	}
-	rt.mu.Lock()
-	prev := rt.model
-	rt.model = &m
-	rt.thinking = llm.ClampThinkingLevel(rt.model, rt.thinking)
-	rt.mu.Unlock()
-	if prev == nil || prev.Provider != m.Provider || prev.ID != m.ID {
-		rt.Emit(events.ModelChanged{Model: m, PreviousModel: prev, Source: "set"})
 	}
 	return true, nil
 }
 
+// SetThinkingLevel sets the level like set_thinking_level and returns the
+// level in effect after clamping to the model.
 func (h *extHost) SetThinkingLevel(_ context.Context, level string) string {
-	rt := h.rt
-	rt.mu.Lock()
-	prev := rt.thinking
-	rt.thinking = llm.ClampThinkingLevel(rt.model, level)
-	now := rt.thinking
-	rt.mu.Unlock()
-	if now != prev {
-		rt.Emit(events.ThinkingLevelChanged{Level: now})
+	if _, err := h.rt.SetThinkingLevel(level, false); err != nil {
+		h.rt.log.Warn("extension set an invalid thinking level", "level", level, "err", err)
 	}
-	return now
+	h.rt.mu.Lock()
+	defer h.rt.mu.Unlock()
+	return h.rt.thinking
 }
 
 func (h *extHost) Abort(context.Context) { h.rt.Abort() }

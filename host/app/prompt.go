@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/atomic-go/atomic/host/agent"
 	"github.com/atomic-go/atomic/host/events"
@@ -260,9 +261,12 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 		<-run.prev.settled
 		run.prev = nil // do not keep the whole history of runs alive
 	}
+	retry := rt.newRetrier(run) // automatic retry of transient provider errors (retry.go)
+	defer retry.done()
 	first := true
 	for {
 		cfg := rt.agentConfig()
+		retry.instrument(cfg)
 		if first && prompts[0].Role == llm.RoleUser {
 			// Messages extensions held for the next prompt, then
 			// before_agent_start (system prompt for this run, injected
@@ -272,16 +276,29 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 		}
 		first = false
 		var next []llm.Message
+		var retryIn time.Duration
+		retrying := false
 		cfg.Emit = func(ev events.Event) {
-			if _, ok := ev.(events.AgentEnd); ok {
-				next = rt.nextOrFinish(run)
+			if end, ok := ev.(events.AgentEnd); ok {
+				if retryIn, retrying = retry.plan(end.Messages); !retrying {
+					next = rt.nextOrFinish(run)
+				}
 			}
 			rt.agentEvent(ev)
+			retry.observe(ev)
 		}
 		rt.mu.Lock()
 		history := append([]llm.Message(nil), rt.contextLocked()...)
 		rt.mu.Unlock()
 		agent.Run(run.ctx, cfg, history, prompts)
+		retry.flush()
+		if retrying {
+			if retry.sleep(retryIn) {
+				prompts = nil
+				continue
+			}
+			next = rt.nextOrFinish(run)
+		}
 		if next == nil {
 			break
 		}
@@ -347,7 +364,7 @@ func (rt *Runtime) agentConfig() *agent.Config {
 	provider, err := rt.catalog.ProviderFor(model)
 	key, _ := rt.catalog.Credential(model.Provider)
 	cfg := &agent.Config{
-		Model: model, Provider: provider, APIKey: key, Headers: model.Headers,
+		Model: model, Provider: provider, APIKey: key, Headers: rt.requestHeaders(model, key),
 		SystemPrompt: rt.systemPrompt(), ThinkingLevel: level, SessionID: sess.ID(),
 		Tools: rt.tools, Cwd: rt.Cwd(), Env: rt.toolEnv(),
 		Emit:     rt.agentEvent,
