@@ -516,3 +516,21 @@ func TestUserBashHandledByExtension(t *testing.T) {
 		t.Fatalf("%v", r)
 	}
 }
+
+func TestModelSelectReachesExtensions(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "events")
+	a := startWithPlugins(t, nil, []string{"--record", record, "--record-payload", "--observe", "model_select,thinking_level_select"})
+	a.MustSucceed(map[string]any{"type": "get_extensions"}) // loaded (events before that reach no one)
+	a.MustSucceed(map[string]any{"type": "set_model", "provider": "faux", "modelId": "faux-2"})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, _ := os.ReadFile(record)
+		if strings.Contains(string(b), `"type":"model_select"`) && strings.Contains(string(b), `"source":"set"`) && strings.Contains(string(b), `faux-2`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("model_select not delivered: %q", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
