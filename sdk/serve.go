@@ -27,8 +27,16 @@ func Serve(ext *Extension) {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: Handshake,
 		Plugins:         plugin.PluginSet{PluginName: &GRPCPlugin{Extension: ext}},
-		GRPCServer:      plugin.DefaultGRPCServer,
+		GRPCServer:      NewGRPCServer,
 	})
+}
+
+// NewGRPCServer is the gRPC server plugins are served with: fixed
+// flow-control windows turn off gRPC's bandwidth probing, which would cost
+// a ping round per small call.
+func NewGRPCServer(opts []grpc.ServerOption) *grpc.Server {
+	opts = append(opts, grpc.InitialWindowSize(1<<20), grpc.InitialConnWindowSize(1<<20))
+	return grpc.NewServer(opts...)
 }
 
 // exitWithParent ends the plugin when the agent that started it is gone

@@ -211,6 +211,12 @@ func (p *Plugin) start(ctx context.Context) (*instance, *pb.DescribeResponse, er
 		SyncStdout:       stdout,
 		SyncStderr:       stderr,
 		StartTimeout:     startTimeout,
+		// Fixed flow-control windows turn off gRPC's bandwidth probing
+		// (a ping per received message), which costs a wake-up on both
+		// sides of every small call.
+		GRPCDialOptions: []grpc.DialOption{
+			grpc.WithInitialWindowSize(1 << 20), grpc.WithInitialConnWindowSize(1 << 20),
+		},
 		RunnerFunc: func(l hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
 			// go-plugin hands over a template carrying the environment
 			// (handshake cookie, protocol versions); run the real program.
