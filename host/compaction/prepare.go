@@ -48,7 +48,7 @@ func Prepare(branch []*session.Entry, params Parameters) *Preparation {
 			}
 		}
 	}
-	var vis []item
+	vis := make([]item, 0, len(items))
 	for _, it := range items {
 		if it.Pos >= regionStart && visible(&it.Msg) {
 			vis = append(vis, it)
@@ -76,7 +76,7 @@ func Prepare(branch []*session.Entry, params Parameters) *Preparation {
 		Region:               NewRegion(strings.Join(parts, "\n")),
 		RegionEntryIDs:       ids,
 		KeptTailMessageCount: len(tail),
-		TokensBefore:         EstimateContextTokens(BuildContext(branch).Messages),
+		TokensBefore:         contextTokens(branch),
 		Parameters:           params,
 	}
 	for _, it := range tail {
@@ -105,4 +105,28 @@ func latestRequest(vis []item) string {
 		}
 	}
 	return AutoQuery
+}
+
+// contextTokens is EstimateContextTokens of the branch's context, computed
+// from the newest entries backwards without building the context.
+func contextTokens(branch []*session.Entry) int {
+	b := LastBoundary(branch)
+	total := 0
+	for i := len(branch) - 1; i > b; i-- {
+		m, ok := entryMessage(branch[i])
+		if !ok {
+			continue
+		}
+		if m.Role == llm.RoleAssistant && m.StopReason != llm.StopError && m.StopReason != llm.StopAborted {
+			if t := ContextTokens(m.Usage); t > 0 {
+				return total + t
+			}
+		}
+		total += EstimateTokens(&m)
+	}
+	if b >= 0 {
+		bm := BoundaryMessage(branch, b)
+		total += EstimateTokens(&bm)
+	}
+	return total
 }

@@ -172,3 +172,26 @@ func TestPromptGolden(t *testing.T) {
 		t.Fatal("no protected lines or default query")
 	}
 }
+
+func TestContextTokensMatchesBuiltContext(t *testing.T) {
+	a := say("answer")
+	a.Usage = llm.Usage{Input: 300, Output: 20}
+	errMsg := say("partial")
+	errMsg.StopReason = llm.StopError
+	errMsg.Usage = llm.Usage{Input: 999999}
+	first := "e3"
+	b := branch(user("q"), a, user("kept"), say("kept answer"),
+		session.Entry{Type: session.TypeCompaction, Summary: "text\n(filtered 3 lines)", FirstKeptEntryID: &first, Details: map[string]any{"strategy": Strategy}},
+		user("after"), errMsg, user("more"))
+	if got, want := contextTokens(b), EstimateContextTokens(BuildContext(b).Messages); got != want || got == 0 {
+		t.Fatalf("contextTokens %d, built %d", got, want)
+	}
+	b = append(b, &session.Entry{Type: session.TypeMessage, ID: "z", Message: &a})
+	if got, want := contextTokens(b), EstimateContextTokens(BuildContext(b).Messages); got != want || got != 320 {
+		t.Fatalf("contextTokens %d, built %d", got, want)
+	}
+	b = b[:4]
+	if got, want := contextTokens(b), EstimateContextTokens(BuildContext(b).Messages); got != want {
+		t.Fatalf("no boundary: %d vs %d", got, want)
+	}
+}

@@ -111,6 +111,9 @@ func (r *Region) ProtectedLineNumbers() []int { return numbersOf(r.protected) }
 // the underlying slices).
 func (r *Region) View(offset int) *Region {
 	offset = min(max(offset, 0), len(r.Lines))
+	if offset == 0 {
+		return r
+	}
 	v := &Region{
 		Lines:     r.Lines[offset:],
 		header:    r.header[offset:],
