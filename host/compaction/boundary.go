@@ -67,9 +67,9 @@ func indexOf(branch []*session.Entry, id string, limit int) int {
 	return -1
 }
 
-// keptTail returns the visible messages from the boundary's first kept
-// entry up to the boundary at index b.
-func keptTail(branch []*session.Entry, b int) []llm.Message {
+// keptEntries returns the entries from the boundary's first kept entry up
+// to the boundary at index b (nil when it keeps none).
+func keptEntries(branch []*session.Entry, b int) []*session.Entry {
 	e := branch[b]
 	if e.FirstKeptEntryID == nil {
 		return nil
@@ -78,31 +78,35 @@ func keptTail(branch []*session.Entry, b int) []llm.Message {
 	if k < 0 {
 		return nil
 	}
-	var out []llm.Message
-	for _, it := range normalize(branch[:b]) {
-		if it.Pos >= k && visible(&it.Msg) {
-			out = append(out, it.Msg)
-		}
-	}
-	return out
+	return branch[k:b]
 }
 
 // BoundaryMessage is the one message that stands for everything up to the
-// compaction at index b: a short preamble, the compacted text, then the
-// kept tail serialised in retained mode (images as extra blocks).
-func BoundaryMessage(branch []*session.Entry, b int) llm.Message {
-	e := branch[b]
-	text := boundaryPreamble + e.Summary
-	tailText, images := SerializeRetained(keptTail(branch, b))
+// compaction entry c: a short preamble, the compacted text, then the kept
+// entries serialised in retained mode (images as extra blocks).
+func BoundaryMessage(c *session.Entry, kept []*session.Entry) llm.Message {
+	text := boundaryPreamble + c.Summary
+	var msgs []llm.Message
+	for _, it := range normalizeKept(kept) {
+		if visible(&it.Msg) {
+			msgs = append(msgs, it.Msg)
+		}
+	}
+	tailText, images := SerializeRetained(msgs)
 	if tailText != "" {
 		text += "\n\n" + tailText
 	}
 	blocks := append([]llm.ContentBlock{llm.Text(text)}, images...)
 	return llm.Message{
 		Role: llm.RoleCustom, CustomType: BoundaryCustomType, Display: true,
-		Content: llm.Content{Blocks: blocks}, Details: e.Details,
-		Timestamp: parseTimestamp(e.Timestamp),
+		Content: llm.Content{Blocks: blocks}, Details: c.Details,
+		Timestamp: parseTimestamp(c.Timestamp),
 	}
+}
+
+// Boundary is BoundaryMessage in the shape of a context-building rule.
+func Boundary(c *session.Entry, kept []*session.Entry) []llm.Message {
+	return []llm.Message{BoundaryMessage(c, kept)}
 }
 
 // BuildContext is session.BuildContext with the newest verbatim-lines
@@ -113,7 +117,7 @@ func BuildContext(branch []*session.Entry) session.Context {
 	if b < 0 {
 		return c
 	}
-	msgs := []llm.Message{BoundaryMessage(branch, b)}
+	msgs := []llm.Message{BoundaryMessage(branch[b], keptEntries(branch, b))}
 	c.Messages = append(msgs, session.BuildContext(branch[b+1:]).Messages...)
 	return c
 }

@@ -108,3 +108,22 @@ func TestEndToEndPrepareRunBuild(t *testing.T) {
 		t.Fatalf("second region %q", p2.Region.Text())
 	}
 }
+
+func TestBoundaryKeepsLeadingToolResultOfTail(t *testing.T) {
+	first := "e3"
+	b := branch(
+		user("go"),                               // e1
+		assistant(llm.ToolCall("c1", "ls", nil)), // e2 (compacted)
+		toolResult("c1", "a.txt"),                // e3 first kept
+		say("one file"),                          // e4
+		session.Entry{Type: session.TypeCompaction, Summary: "S", FirstKeptEntryID: &first, Details: map[string]any{"strategy": Strategy}},
+	)
+	p := Prepare(b[:4], params(2))
+	if p.FirstKeptEntryID == nil || *p.FirstKeptEntryID != "e3" {
+		t.Fatal("tail should start at the tool result")
+	}
+	got := BuildContext(b).Messages[0].Content.Blocks[0].Text
+	if want := boundaryPreamble + "S\n\n[Tool result]: a.txt\n\n[Assistant]: one file"; got != want {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -46,10 +46,17 @@ func entryMessage(e *session.Entry) (llm.Message, bool) {
 // they reach a model: every assistant tool call gets exactly one result (an
 // error result is synthesised for a call that has none; results for unknown
 // or already answered calls are dropped).
-func normalize(entries []*session.Entry) []item {
+func normalize(entries []*session.Entry) []item { return normalizeItems(entries, false) }
+
+// normalizeKept is normalize for a kept tail: tool results before its first
+// assistant message answer calls that were compacted, and are kept.
+func normalizeKept(entries []*session.Entry) []item { return normalizeItems(entries, true) }
+
+func normalizeItems(entries []*session.Entry, keepLeadingResults bool) []item {
 	out := make([]item, 0, len(entries))
 	var pending []llm.ContentBlock
 	pendingPos := 0
+	seenAssistant := false
 	flush := func() {
 		for _, tc := range pending {
 			out = append(out, item{Pos: pendingPos, Msg: llm.Message{
@@ -74,10 +81,11 @@ func normalize(entries []*session.Entry) []item {
 					break
 				}
 			}
-			if !matched {
+			if !matched && (seenAssistant || !keepLeadingResults) {
 				continue
 			}
 		case llm.RoleAssistant:
+			seenAssistant = true
 			flush()
 			pending, pendingPos = m.ToolCalls(), pos
 		default:

@@ -125,7 +125,7 @@ func contextTokens(branch []*session.Entry) int {
 		total += EstimateTokens(&m)
 	}
 	if b >= 0 {
-		bm := BoundaryMessage(branch, b)
+		bm := BoundaryMessage(branch[b], keptEntries(branch, b))
 		total += EstimateTokens(&bm)
 	}
 	return total
