@@ -80,6 +80,7 @@ type Runtime struct {
 	autoCompact  bool
 	autoRetry    bool
 	run          *activeRun
+	cmp          compactionState
 	closing      bool
 }
 

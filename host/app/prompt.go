@@ -51,7 +51,12 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 		return nil, ErrClosing
 	}
 	if rt.run != nil {
+		compacting := rt.isCompactingLocked()
 		rt.mu.Unlock()
+		if compacting && in.StreamingBehavior == "" {
+			// Wait for the compaction: the run takes it up afterwards.
+			in.StreamingBehavior = BehaviorFollowUp
+		}
 		switch in.StreamingBehavior {
 		case BehaviorSteer:
 			rt.enqueue(true, text, in.Images)
@@ -78,9 +83,17 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 		rt.log.Warn("model does not accept images; sending them anyway", "model", rt.model.ID)
 	}
 	run := rt.beginRunLocked()
+	wait := rt.compactionDoneLocked()
 	rt.mu.Unlock()
 	prompt := userMessage(text, in.Images)
-	return func() { go rt.execute(run, []llm.Message{prompt}) }, nil
+	return func() {
+		go func() {
+			if wait != nil { // a compaction outside a run: start once it is over
+				<-wait
+			}
+			rt.execute(run, []llm.Message{prompt})
+		}()
+	}, nil
 }
 
 // expandInput applies prompt expansion (skills and templates).
@@ -209,7 +222,7 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 	rt.mu.Lock()
 	history := append([]llm.Message(nil), rt.messages...)
 	rt.mu.Unlock()
-	agent.Run(run.ctx, cfg, history, prompts)
+	rt.runWithCompaction(run, cfg, history, prompts)
 }
 
 func (rt *Runtime) agentConfig() *agent.Config {
@@ -261,6 +274,7 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 
 // Abort cancels the run in flight and waits until it has stopped.
 func (rt *Runtime) Abort() {
+	rt.AbortCompaction()
 	rt.mu.Lock()
 	run := rt.run
 	rt.mu.Unlock()

@@ -1,0 +1,386 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/atomic-go/atomic/host/agent"
+	"github.com/atomic-go/atomic/host/compaction"
+	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/session"
+)
+
+// Compaction error texts.
+const (
+	overflowUnresolvedText = "Context overflow recovery failed after one compact-and-retry attempt. The conversation still does not fit: start a new session, shorten the request, or switch to a model with a larger context window."
+	noCompactedText        = "No compacted text provided by extension"
+)
+
+// compactionRun is one compaction in flight.
+type compactionRun struct {
+	reason string
+	cancel context.CancelFunc
+	done   chan struct{}
+	ending bool // compaction_end is being emitted
+	res    *compaction.Result
+	err    error
+}
+
+// compactionState is the runtime's compaction bookkeeping (guarded by
+// rt.mu).
+type compactionState struct {
+	active *compactionRun
+	hooks  CompactionHooks
+	// afterBackup, when set (tests), runs between the backup and the
+	// append; an error stops the compaction there, as a crash would.
+	afterBackup func() error
+}
+
+// BeforeCompactEvent is what a session_before_compact handler sees.
+type BeforeCompactEvent struct {
+	Reason      string                  `json:"reason"`
+	Preparation *compaction.Preparation `json:"preparation"`
+}
+
+// BeforeCompactDecision is a session_before_compact handler's answer: cancel
+// the compaction, or supply the compacted text (rung "extension").
+type BeforeCompactDecision struct {
+	Cancel        bool
+	CompactedText *string
+}
+
+// CompactEvent is what a session_compact handler is told after a
+// compaction was committed.
+type CompactEvent struct {
+	Reason          string                `json:"reason"`
+	Parameters      compaction.Parameters `json:"parameters"`
+	Result          *compaction.Result    `json:"result"`
+	CompactionEntry *session.Entry        `json:"compactionEntry"`
+	FromExtension   bool                  `json:"fromExtension"`
+}
+
+// CompactionHooks let the extension host take part in compaction. Both are
+// optional; errors of Before are logged and ignored.
+type CompactionHooks struct {
+	Before func(ctx context.Context, ev BeforeCompactEvent) (BeforeCompactDecision, error)
+	After  func(ctx context.Context, ev CompactEvent)
+}
+
+// SetCompactionHooks installs the extension seam for compaction.
+func (rt *Runtime) SetCompactionHooks(h CompactionHooks) {
+	rt.mu.Lock()
+	rt.cmp.hooks = h
+	rt.mu.Unlock()
+}
+
+// IsCompacting reports whether a compaction is running.
+func (rt *Runtime) IsCompacting() bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.isCompactingLocked()
+}
+
+func (rt *Runtime) isCompactingLocked() bool { return rt.cmp.active != nil && !rt.cmp.active.ending }
+
+// compactionDone returns a channel closed when the compaction in flight
+// (if any) is over.
+func (rt *Runtime) compactionDoneLocked() <-chan struct{} {
+	if rt.cmp.active == nil {
+		return nil
+	}
+	return rt.cmp.active.done
+}
+
+// AbortCompaction stops the compaction in flight, if any, and waits for it
+// to end.
+func (rt *Runtime) AbortCompaction() {
+	rt.mu.Lock()
+	c := rt.cmp.active
+	rt.mu.Unlock()
+	if c == nil {
+		return
+	}
+	c.cancel()
+	<-c.done
+}
+
+// Compact runs a manual compaction: the turn in flight is aborted first; a
+// manual compaction already running is joined, an automatic one is taken
+// over.
+func (rt *Runtime) Compact(ctx context.Context) (*compaction.Result, error) {
+	rt.mu.Lock()
+	c := rt.cmp.active
+	rt.mu.Unlock()
+	if c != nil {
+		if c.reason == events.CompactionManual {
+			<-c.done
+			return c.res, c.err
+		}
+		c.cancel()
+		<-c.done
+	}
+	rt.Abort()
+	return rt.runCompaction(ctx, events.CompactionManual, compaction.Recoverable, false)
+}
+
+// compactionParamsLocked are the effective compaction parameters.
+func (rt *Runtime) compactionParamsLocked() compaction.Parameters {
+	s := rt.settings.Compaction
+	pr := s.PreserveRecent
+	return compaction.Normalize(compaction.Settings{CompressionRatio: s.CompressionRatio, PreserveRecent: &pr, Query: s.Query})
+}
+
+// runCompaction runs one compaction with its start and end events.
+func (rt *Runtime) runCompaction(parent context.Context, reason string, urgency compaction.Urgency, willRetry bool) (*compaction.Result, error) {
+	ctx, cancel := context.WithCancel(parent)
+	c := &compactionRun{reason: reason, cancel: cancel, done: make(chan struct{})}
+	rt.mu.Lock()
+	rt.cmp.active = c
+	rt.mu.Unlock()
+	rt.Emit(events.CompactionStart{Reason: reason})
+
+	res, err := rt.compactNow(ctx, reason, urgency)
+	if err != nil && (ctx.Err() != nil || compaction.IsCancelled(err)) {
+		err = compaction.ErrCancelled
+	}
+	c.res, c.err = res, err
+	end := events.CompactionEnd{Reason: reason}
+	switch {
+	case err == nil:
+		end.Result = res
+		end.WillRetry = willRetry
+	case errors.Is(err, compaction.ErrCancelled):
+		end.Aborted = true
+	default:
+		end.ErrorMessage = err.Error()
+		switch reason {
+		case events.CompactionThreshold:
+			end.ErrorMessage = "Automatic compaction failed: " + err.Error()
+		case events.CompactionOverflow:
+			end.ErrorMessage = "Context overflow recovery failed: " + err.Error()
+		}
+	}
+	rt.mu.Lock()
+	c.ending = true
+	rt.mu.Unlock()
+	rt.Emit(end)
+	rt.mu.Lock()
+	if rt.cmp.active == c {
+		rt.cmp.active = nil
+	}
+	rt.mu.Unlock()
+	cancel()
+	close(c.done)
+	return res, err
+}
+
+// backupLabel names the backup file of a compaction by its reason.
+func backupLabel(reason string) string {
+	switch reason {
+	case events.CompactionThreshold:
+		return "auto-compact"
+	case events.CompactionOverflow:
+		return "overflow-auto-compact"
+	}
+	return "compact"
+}
+
+// compactNow prepares, plans, persists and rebuilds the context.
+func (rt *Runtime) compactNow(ctx context.Context, reason string, urgency compaction.Urgency) (*compaction.Result, error) {
+	rt.mu.Lock()
+	sess, model, level := rt.sess, rt.model, rt.thinking
+	params := rt.compactionParamsLocked()
+	policy := rt.retryPolicyLocked()
+	hooks := rt.cmp.hooks
+	afterBackup := rt.cmp.afterBackup
+	rt.mu.Unlock()
+	if model == nil {
+		return nil, errors.New("No model selected.")
+	}
+
+	prep := compaction.Prepare(sess.Branch(""), params)
+	if prep.TooSmall() && urgency == compaction.Recoverable {
+		return nil, compaction.ErrTooSmall
+	}
+
+	var res *compaction.Result
+	if hooks.Before != nil {
+		dec, err := hooks.Before(ctx, BeforeCompactEvent{Reason: reason, Preparation: prep})
+		switch {
+		case err != nil:
+			rt.log.Warn("session_before_compact failed", "error", err)
+		case dec.Cancel:
+			return nil, compaction.ErrCancelled
+		case dec.CompactedText != nil:
+			if strings.TrimSpace(*dec.CompactedText) == "" {
+				return nil, errors.New(noCompactedText)
+			}
+			res = compaction.FromExtension(prep, *dec.CompactedText)
+		}
+	}
+	if res == nil {
+		cand := compaction.Candidate{}
+		provider, perr := rt.catalog.ProviderFor(*model)
+		key, ok := rt.catalog.Credential(model.Provider)
+		switch {
+		case perr != nil:
+			cand.Unavailable = perr.Error()
+		case !ok:
+			cand.Unavailable = "No API key found for " + model.Provider + "."
+		default:
+			cand.Planner = rt.plannerFor(plannerSetup{model: *model, level: level, provider: provider, apiKey: key, retry: policy, reason: reason})
+		}
+		var err error
+		res, err = compaction.Run(ctx, prep, compaction.RunOptions{
+			Urgency: urgency, Candidates: []compaction.Candidate{cand}, ContextWindow: model.ContextWindow,
+			OnOutcome: func(_ compaction.Candidate, req *compaction.PlanRequest, o compaction.Outcome) {
+				if !o.OK() {
+					rt.log.Info("compaction planner attempt failed", "outcome", o.Kind, "reason", o.Reason, "offset", req.Offset, "message", o.Message)
+				}
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, compaction.ErrCancelled
+	}
+
+	backup, err := rt.backupSession(sess, backupLabel(reason))
+	if err != nil {
+		return nil, err
+	}
+	res.BackupPath = backup
+	if afterBackup != nil {
+		if err := afterBackup(); err != nil {
+			return nil, err
+		}
+	}
+	entry, err := rt.appendCompaction(sess, session.Entry{
+		Type: session.TypeCompaction, Summary: res.CompactedText, FirstKeptEntryID: res.FirstKeptEntryID,
+		TokensBefore: res.TokensBefore, Details: res.Details(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	rt.mu.Lock()
+	if rt.sess == sess {
+		rt.messages = compaction.BuildContext(sess.Branch("")).Messages
+	}
+	rt.mu.Unlock()
+	if hooks.After != nil {
+		hooks.After(ctx, CompactEvent{
+			Reason: reason, Parameters: res.Parameters, Result: res, CompactionEntry: entry,
+			FromExtension: res.Rung == compaction.RungExtension,
+		})
+	}
+	return res, nil
+}
+
+// thresholdExceeded reports whether the context's size, as the newest
+// successful assistant message reported it, is above the model's window
+// minus the reserve.
+func (rt *Runtime) thresholdExceeded() bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if !rt.autoCompact || rt.model == nil || rt.model.ContextWindow <= 0 {
+		return false
+	}
+	limit := rt.model.ContextWindow - rt.settings.Compaction.ReserveTokens
+	for i := len(rt.messages) - 1; i >= 0; i-- {
+		m := &rt.messages[i]
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		if m.StopReason == llm.StopError || m.StopReason == llm.StopAborted {
+			return false
+		}
+		return compaction.ContextTokens(m.Usage) > limit
+	}
+	return false
+}
+
+// overflowed reports whether a run's final assistant message is a context
+// overflow of the current model.
+func (rt *Runtime) overflowed(last *llm.Message) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.model == nil || last.Provider != rt.model.Provider || last.Model != rt.model.ID {
+		return false
+	}
+	return isContextOverflow(last, rt.model.ContextWindow)
+}
+
+// runWithCompaction runs the agent for prompts with automatic compaction
+// around it: before the prompt when the context is already over the
+// threshold; after a run that overflowed the model's context (compact, then
+// retry once); after a run that left the context over the threshold. A
+// message queued while compacting starts a further run afterwards.
+func (rt *Runtime) runWithCompaction(run *activeRun, cfg *agent.Config, history, prompts []llm.Message) {
+	if rt.thresholdExceeded() {
+		if _, err := rt.runCompaction(run.ctx, events.CompactionThreshold, compaction.Recoverable, false); err == nil {
+			history = rt.Messages()
+		}
+	}
+	overflowTried := false
+	for {
+		created := agent.Run(run.ctx, cfg, history, prompts)
+		prompts = nil
+		if run.ctx.Err() != nil {
+			return
+		}
+		if last := lastAssistant(created); last != nil && rt.autoCompactEnabled() && rt.overflowed(last) {
+			if overflowTried {
+				rt.Emit(events.CompactionEnd{Reason: events.CompactionOverflow, UnresolvedOverflow: true, ErrorMessage: overflowUnresolvedText})
+				return
+			}
+			overflowTried = true
+			retry := last.StopReason != llm.StopStop
+			_, err := rt.runCompaction(run.ctx, events.CompactionOverflow, compaction.LoadBearing, retry)
+			if err == nil && retry && run.ctx.Err() == nil {
+				history = rt.Messages()
+				continue
+			}
+		} else if last != nil && last.StopReason != llm.StopAborted && rt.thresholdExceeded() {
+			_, _ = rt.runCompaction(run.ctx, events.CompactionThreshold, compaction.Recoverable, false)
+		}
+		if run.ctx.Err() != nil {
+			return
+		}
+		if queued := append(rt.dequeue(true), rt.dequeue(false)...); len(queued) > 0 {
+			prompts, history = queued, rt.Messages()
+			continue
+		}
+		return
+	}
+}
+
+func (rt *Runtime) autoCompactEnabled() bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.autoCompact
+}
+
+func lastAssistant(msgs []llm.Message) *llm.Message {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleAssistant {
+			return &msgs[i]
+		}
+	}
+	return nil
+}
+
+// backupSession copies the session file before a compaction is appended,
+// to <file>.<timestamp>.<label>.bak. It returns "" for a session that has
+// no file yet.
+func (rt *Runtime) backupSession(sess *session.Session, label string) (string, error) {
+	return "", nil
+}
+
+// appendCompaction appends the compaction entry to the session.
+func (rt *Runtime) appendCompaction(sess *session.Session, e session.Entry) (*session.Entry, error) {
+	return sess.Append(e), nil
+}
