@@ -3,6 +3,8 @@ package rpc_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +117,54 @@ func TestCompactTooSmallAndBadReplies(t *testing.T) {
 	end := a.WaitType(0, "compaction_end")
 	if end["errorMessage"] != "Nothing to compact (session too small)" || end["result"] != nil {
 		t.Fatalf("end %v", end)
+	}
+}
+
+// projectWithSettings returns a working directory whose project settings
+// are the given JSON.
+func projectWithSettings(t *testing.T, settings string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".atomic"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".atomic", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestCompactRetriesTransientPlannerErrors(t *testing.T) {
+	dir := projectWithSettings(t, `{"retry":{"baseDelayMs":10,"maxDelayMs":50}}`)
+	script := append(longAnswers(5), map[string]any{"error": "overloaded", "status": 529}, map[string]any{"text": "1,4\n"})
+	a := e2e.Start(t, e2e.Options{Dir: dir, Script: script})
+	for i := 0; i < 5; i++ {
+		a.PromptAndWait(fmt.Sprintf("request %d", i))
+	}
+	from := a.Len()
+	res := dataOf(t, a.MustSucceed(map[string]any{"type": "compact"}))
+	if res["rung"] != "planned" {
+		t.Fatalf("result %v", res)
+	}
+	var got []string
+	for _, r := range a.Records(from) {
+		switch r.Type() {
+		case "summarization_retry_scheduled":
+			if r["attempt"] != float64(1) || r["maxAttempts"] != float64(3) || r["delayMs"] != float64(10) || r["errorMessage"] != "529 overloaded" {
+				t.Fatalf("scheduled %v", r)
+			}
+		case "summarization_retry_attempt_start":
+			if r["source"] != "compaction" || r["reason"] != "manual" {
+				t.Fatalf("attempt start %v", r)
+			}
+		case "compaction_start", "compaction_end", "summarization_retry_finished":
+		default:
+			continue
+		}
+		got = append(got, r.Type())
+	}
+	want := "compaction_start summarization_retry_scheduled summarization_retry_attempt_start summarization_retry_finished compaction_end"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("events %v", got)
 	}
 }
