@@ -1,0 +1,226 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atomic-go/atomic/host/compaction"
+	"github.com/atomic-go/atomic/host/config"
+	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/llm/faux"
+	"github.com/atomic-go/atomic/host/session"
+)
+
+// testRuntime is a runtime on the faux model with scripted steps.
+func testRuntime(t *testing.T, steps ...faux.Step) (*Runtime, *eventLog) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("ATOMIC_FAUX_SCRIPT", "")
+	loaded, err := config.Load(config.Paths{AgentDir: filepath.Join(dir, "agent"), ProjectDir: filepath.Join(dir, ".atomic"), Cwd: dir}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := New(Options{Cwd: dir, Settings: loaded, NoSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.catalog.RegisterAPI(faux.API, faux.NewWithSteps(steps...))
+	log := &eventLog{}
+	rt.Subscribe(log.add)
+	t.Cleanup(rt.Close)
+	return rt, log
+}
+
+type eventLog struct {
+	mu  sync.Mutex
+	evs []events.Event
+}
+
+func (l *eventLog) add(ev events.Event) {
+	l.mu.Lock()
+	l.evs = append(l.evs, ev)
+	l.mu.Unlock()
+}
+
+func (l *eventLog) types() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, ev := range l.evs {
+		out = append(out, ev.EventType())
+	}
+	return out
+}
+
+func (l *eventLog) last(typ string) events.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.evs) - 1; i >= 0; i-- {
+		if l.evs[i].EventType() == typ {
+			return l.evs[i]
+		}
+	}
+	return nil
+}
+
+func answers(n int) []faux.Step {
+	var out []faux.Step
+	for i := 0; i < n; i++ {
+		out = append(out, faux.Step{Text: fmt.Sprintf("answer %d line 1\nanswer %d line 2\nanswer %d line 3", i, i, i)})
+	}
+	return out
+}
+
+func prompt(t *testing.T, rt *Runtime, text string) {
+	t.Helper()
+	start, err := rt.Prompt(PromptInput{Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rt.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func compactionEntries(rt *Runtime) []*session.Entry {
+	var out []*session.Entry
+	for _, e := range rt.sess.Branch("") {
+		if e.Type == session.TypeCompaction {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func TestCompactHookCancels(t *testing.T) {
+	rt, log := testRuntime(t, answers(5)...)
+	for i := 0; i < 5; i++ {
+		prompt(t, rt, fmt.Sprintf("request %d", i))
+	}
+	var seen BeforeCompactEvent
+	rt.SetCompactionHooks(CompactionHooks{Before: func(ctx context.Context, ev BeforeCompactEvent) (BeforeCompactDecision, error) {
+		seen = ev
+		return BeforeCompactDecision{Cancel: true}, nil
+	}})
+	if _, err := rt.Compact(context.Background()); !errors.Is(err, compaction.ErrCancelled) {
+		t.Fatalf("err %v", err)
+	}
+	if seen.Reason != "manual" || seen.Preparation == nil || seen.Preparation.Region.Len() != 23 {
+		t.Fatalf("hook saw %+v", seen)
+	}
+	end := log.last("compaction_end").(events.CompactionEnd)
+	if !end.Aborted || end.Result != nil || len(compactionEntries(rt)) != 0 {
+		t.Fatalf("end %+v", end)
+	}
+}
+
+func TestCompactHookSuppliesText(t *testing.T) {
+	rt, _ := testRuntime(t, answers(5)...)
+	for i := 0; i < 5; i++ {
+		prompt(t, rt, fmt.Sprintf("request %d", i))
+	}
+	blank := "  \n"
+	rt.SetCompactionHooks(CompactionHooks{Before: func(ctx context.Context, ev BeforeCompactEvent) (BeforeCompactDecision, error) {
+		return BeforeCompactDecision{CompactedText: &blank}, nil
+	}})
+	if _, err := rt.Compact(context.Background()); err == nil || err.Error() != noCompactedText {
+		t.Fatalf("blank text: %v", err)
+	}
+
+	text := "[User]: the gist\n(filtered 22 lines)"
+	var after CompactEvent
+	rt.SetCompactionHooks(CompactionHooks{
+		Before: func(ctx context.Context, ev BeforeCompactEvent) (BeforeCompactDecision, error) {
+			return BeforeCompactDecision{CompactedText: &text}, nil
+		},
+		After: func(ctx context.Context, ev CompactEvent) { after = ev },
+	})
+	res, err := rt.Compact(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rung != compaction.RungExtension || res.CompactedText != text || res.Stats.LinesKept != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	es := compactionEntries(rt)
+	if len(es) != 1 || es[0].Summary != text || !after.FromExtension || after.CompactionEntry.ID != es[0].ID {
+		t.Fatalf("entries %v after %+v", es, after)
+	}
+	// The extension never asked the model: no planner step was consumed.
+	msgs := rt.Messages()
+	if len(msgs) != 1 || !strings.Contains(msgs[0].Text(), text+"\n\n[User]: request 4") {
+		t.Fatalf("context %+v", msgs)
+	}
+
+}
+
+func TestPromptWaitsForCompactionOutsideRun(t *testing.T) {
+	steps := append(answers(5), faux.Step{Text: "1,4\n", Chunks: 4, DelayMs: 100}, faux.Step{Text: "after"})
+	rt, log := testRuntime(t, steps...)
+	for i := 0; i < 5; i++ {
+		prompt(t, rt, fmt.Sprintf("request %d", i))
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := rt.runCompaction(context.Background(), events.CompactionManual, compaction.Recoverable, false)
+		done <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for !rt.IsCompacting() {
+		if time.Now().After(deadline) {
+			t.Fatal("compaction did not start")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st := rt.State(); !st.IsCompacting {
+		t.Fatal("state should report compacting")
+	}
+	prompt(t, rt, "while compacting")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	types := strings.Join(log.types(), " ")
+	iEnd := strings.LastIndex(types, "compaction_end")
+	iStart := strings.LastIndex(types, "agent_start")
+	if iEnd < 0 || iStart < iEnd {
+		t.Fatalf("the prompt ran before the compaction ended: %s", types)
+	}
+	if text, _ := rt.LastAssistantText(); text != "after" {
+		t.Fatalf("last text %q", text)
+	}
+}
+
+func TestThresholdUsesLatestAssistantUsage(t *testing.T) {
+	rt, _ := testRuntime(t)
+	m := faux.Models()[1]
+	rt.model = &m
+	limit := m.ContextWindow - rt.settings.Compaction.ReserveTokens
+	rt.messages = []llm.Message{{Role: llm.RoleAssistant, StopReason: llm.StopStop, Usage: llm.Usage{Input: limit + 1}}}
+	if !rt.thresholdExceeded() {
+		t.Fatal("above the limit")
+	}
+	rt.messages[0].Usage.Input = limit
+	if rt.thresholdExceeded() {
+		t.Fatal("at the limit")
+	}
+	rt.messages = append(rt.messages, llm.Message{Role: llm.RoleAssistant, StopReason: llm.StopAborted, Usage: llm.Usage{Input: limit * 2}})
+	if rt.thresholdExceeded() {
+		t.Fatal("an aborted message is not a measurement")
+	}
+	rt.autoCompact = false
+	rt.messages = rt.messages[:1]
+	rt.messages[0].Usage.Input = limit * 2
+	if rt.thresholdExceeded() {
+		t.Fatal("disabled")
+	}
+}
