@@ -105,6 +105,8 @@ func run(args []string) int {
 		NoSession: f.noSession, SessionPath: f.session, SessionName: f.name,
 		Tools: tools, NoTools: f.noTools,
 		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: readTextOrFile(f.appendSystem),
+		Skills: f.skills, PromptTemplates: f.promptTmpls,
+		NoSkills: f.noSkills, NoPromptTemplates: f.noPrompts, NoContextFiles: f.noContextFiles,
 		Log: logger,
 	})
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/llm/faux"
-	"github.com/atomic-go/atomic/host/resources"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
 )
@@ -49,6 +48,17 @@ type Options struct {
 	SystemPrompt       string
 	AppendSystemPrompt string
 
+	// Resources (see resources.go).
+	Skills            []string // --skill paths
+	PromptTemplates   []string // --prompt-template paths
+	NoSkills          bool
+	NoPromptTemplates bool
+	NoContextFiles    bool
+	// ProjectTrusted decides whether the project's own skills, templates,
+	// context files and system prompt files are used; nil means trusted.
+	// The extension host's trust rule plugs in here (or SetProjectTrust).
+	ProjectTrusted func() bool
+
 	Log *slog.Logger
 }
 
@@ -60,6 +70,7 @@ type Runtime struct {
 	log      *slog.Logger
 	catalog  *llm.Catalog
 	tools    *tools.Registry
+	res      resourceState
 
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -143,6 +154,7 @@ func New(opts Options) (*Runtime, error) {
 		active = nil
 	}
 	rt.tools = tools.NewRegistryWithBuiltins(active)
+	rt.initResources()
 
 	rt.sess = session.NewInMemory(opts.Cwd)
 	if err := rt.selectInitialModel(); err != nil {
@@ -293,10 +305,6 @@ func (rt *Runtime) Close() {
 	rt.cancelBase()
 }
 
-// systemPrompt builds the system prompt for the current tools.
-func (rt *Runtime) systemPrompt() string {
-	return resources.BuildSystemPrompt(resources.SystemPromptInput{
-		Tools: rt.tools.Active(), Cwd: rt.opts.Cwd,
-		Custom: rt.opts.SystemPrompt, Append: rt.opts.AppendSystemPrompt,
-	})
-}
+// systemPrompt builds the system prompt for the current tools and
+// resources (cached; see resources.go).
+func (rt *Runtime) systemPrompt() string { return rt.cachedSystemPrompt() }

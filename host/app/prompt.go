@@ -44,6 +44,9 @@ func userMessage(text string, images []llm.ContentBlock) llm.Message {
 // prompt first and then calls start, so that the acknowledgement precedes
 // the run's events.
 func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
+	if handled, err := rt.builtinCommand(in.Text); handled {
+		return nil, err
+	}
 	text := rt.expandInput(in.Text)
 	rt.mu.Lock()
 	if rt.closing {
@@ -95,9 +98,6 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 		}()
 	}, nil
 }
-
-// expandInput applies prompt expansion (skills and templates).
-func (rt *Runtime) expandInput(text string) string { return text }
 
 // Steer queues a steering message.
 func (rt *Runtime) Steer(text string, images []llm.ContentBlock) error {

@@ -1,0 +1,209 @@
+// Command startup-resources measures what discovering skills and prompt
+// templates adds to start-up, with no resources on disk and with many (500
+// skills and 200 templates by default, half of each in the user's agent
+// directory and half in the project). It starts `atomic --mode rpc`, sends
+// get_state and get_commands at once, and records the time until each
+// response arrives and the CPU time (user+system) of the whole process.
+// get_state does not wait for the discovery (it runs in the background);
+// get_commands does, so its time includes the full discovery. Runs of the
+// two cases alternate so that drift affects both.
+//
+//	go run ./bench/startup-resources [-runs 40] [-skills 500] [-templates 200]
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+)
+
+func main() {
+	runs := flag.Int("runs", 40, "measured runs per case")
+	warmup := flag.Int("warmup", 3, "unmeasured runs per case first")
+	skills := flag.Int("skills", 500, "skills on disk in the loaded case")
+	templates := flag.Int("templates", 200, "prompt templates on disk in the loaded case")
+	flag.Parse()
+	if err := run(*runs, *warmup, *skills, *templates); err != nil {
+		fmt.Fprintln(os.Stderr, "startup-resources:", err)
+		os.Exit(1)
+	}
+}
+
+type scenario struct {
+	name string
+	home string
+	dir  string
+	// per run: time to the get_state response, to the get_commands
+	// response, and the process's CPU time
+	state, commands, cpu []time.Duration
+}
+
+func run(runs, warmup, nSkills, nTemplates int) error {
+	tmp, err := os.MkdirTemp("", "atomic-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "atomic")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/atomic")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	empty, err := makeScenario(tmp, "none", 0, 0)
+	if err != nil {
+		return err
+	}
+	loaded, err := makeScenario(tmp, fmt.Sprintf("%d skills + %d templates", nSkills, nTemplates), nSkills, nTemplates)
+	if err != nil {
+		return err
+	}
+	cases := []*scenario{empty, loaded}
+	for i := 0; i < warmup+runs; i++ {
+		for _, sc := range cases {
+			st, cmds, cpu, err := measure(bin, sc)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sc.name, err)
+			}
+			if i >= warmup {
+				sc.state = append(sc.state, st)
+				sc.commands = append(sc.commands, cmds)
+				sc.cpu = append(sc.cpu, cpu)
+			}
+		}
+	}
+	fmt.Printf("%d runs per case, %d warm-up runs; GOMAXPROCS of the agent = %d CPUs\n", runs, warmup, runtime.NumCPU())
+	for _, m := range []struct {
+		title string
+		get   func(*scenario) []time.Duration
+	}{
+		{"time from process start to the get_state response", func(s *scenario) []time.Duration { return s.state }},
+		{"time from process start to the get_commands response (discovery done)", func(s *scenario) []time.Duration { return s.commands }},
+		{"CPU time of the whole process (user+system)", func(s *scenario) []time.Duration { return s.cpu }},
+	} {
+		fmt.Printf("\n%s\n%-28s %9s %9s %9s %9s\n", m.title, "case", "min", "median", "mean", "p90")
+		for _, sc := range cases {
+			s := stats(m.get(sc))
+			fmt.Printf("%-28s %9s %9s %9s %9s\n", sc.name, ms(s.min), ms(s.median), ms(s.mean), ms(s.p90))
+		}
+		a, b := stats(m.get(empty)), stats(m.get(loaded))
+		fmt.Printf("%-28s %9s %9s %9s %9s\n", "added", ms(b.min-a.min), ms(b.median-a.median), ms(b.mean-a.mean), ms(b.p90-a.p90))
+	}
+	return nil
+}
+
+// makeScenario creates a home (with the agent directory) and a project,
+// with half of the skills and templates in each.
+func makeScenario(tmp, name string, nSkills, nTemplates int) (*scenario, error) {
+	base := filepath.Join(tmp, fmt.Sprintf("case-%d-%d", nSkills, nTemplates))
+	sc := &scenario{name: name, home: filepath.Join(base, "home"), dir: filepath.Join(base, "project")}
+	agentDir := filepath.Join(sc.home, ".atomic", "agent")
+	for _, d := range []string{agentDir, filepath.Join(sc.dir, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	body := strings.Repeat("Run the checks, read what they report, and fix the causes one by one. ", 20)
+	for i := range nSkills {
+		root := filepath.Join(agentDir, "skills")
+		if i%2 == 1 {
+			root = filepath.Join(sc.dir, ".atomic", "skills")
+		}
+		name := fmt.Sprintf("skill-%03d", i)
+		text := fmt.Sprintf("---\nname: %s\ndescription: Skill number %d. Use it when the task is about area %d of the system, such as its build, tests or deployment.\nlicense: MIT\n---\n\n# %s\n\n%s\n", name, i, i, name, body)
+		if err := write(filepath.Join(root, name, "SKILL.md"), text); err != nil {
+			return nil, err
+		}
+	}
+	for i := range nTemplates {
+		root := filepath.Join(agentDir, "prompts")
+		if i%2 == 1 {
+			root = filepath.Join(sc.dir, ".atomic", "prompts")
+		}
+		text := fmt.Sprintf("---\ndescription: Template number %d\nargument-hint: <file> [focus]\n---\nLook at $1 with a focus on ${@:2}. %s\n", i, body)
+		if err := write(filepath.Join(root, fmt.Sprintf("tpl-%03d.md", i)), text); err != nil {
+			return nil, err
+		}
+	}
+	return sc, nil
+}
+
+func write(path, text string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// measure starts the agent, sends get_state and get_commands at once, and
+// returns the times until their responses arrive and the CPU time the
+// process used until it exited.
+func measure(bin string, sc *scenario) (state, commands, cpu time.Duration, err error) {
+	cmd := exec.Command(bin, "--mode", "rpc")
+	cmd.Dir = sc.dir
+	cmd.Env = []string{"HOME=" + sc.home, "PATH=" + os.Getenv("PATH"), "ATOMIC_CODING_AGENT_DIR=" + filepath.Join(sc.home, ".atomic", "agent")}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	cmd.Stderr = io.Discard
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, 0, err
+	}
+	if _, err := io.WriteString(stdin, `{"id":"s","type":"get_state"}`+"\n"+`{"id":"c","type":"get_commands"}`+"\n"); err != nil {
+		return 0, 0, 0, err
+	}
+	r := bufio.NewReaderSize(stdout, 1<<20)
+	for state == 0 || commands == 0 {
+		line, rerr := r.ReadString('\n')
+		if rerr != nil {
+			err = fmt.Errorf("no response: %w", rerr)
+			break
+		}
+		switch {
+		case strings.Contains(line, `"command":"get_state","success":true`):
+			state = time.Since(start)
+		case strings.Contains(line, `"command":"get_commands","success":true`):
+			commands = time.Since(start)
+		default:
+			err = fmt.Errorf("unexpected line %.200q", line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	stdin.Close()
+	_ = cmd.Wait()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	ps := cmd.ProcessState
+	return state, commands, ps.UserTime() + ps.SystemTime(), nil
+}
+
+type summary struct{ min, median, mean, p90 time.Duration }
+
+func stats(ds []time.Duration) summary {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	var sum time.Duration
+	for _, d := range s {
+		sum += d
+	}
+	return summary{min: s[0], median: s[len(s)/2], mean: sum / time.Duration(len(s)), p90: s[len(s)*9/10]}
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000) }
