@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/atomic-go/atomic/host/app"
 	"github.com/atomic-go/atomic/host/config"
@@ -116,6 +118,12 @@ func run(args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
+	go func() {
+		// After the first signal the agent shuts down gracefully; a second
+		// one gets the default action and ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 
 	switch mode {
 	case app.ModeRPC:
@@ -128,16 +136,16 @@ func run(args []string) int {
 func serveRPC(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, logger *slog.Logger) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	writeFailed := false
+	var writeFailed atomic.Bool
 	srv := rpc.NewServer(rt, out, func(err error) {
 		logger.Error("cannot write to stdout; shutting down", "err", err)
-		writeFailed = true
+		writeFailed.Store(true)
 		cancel()
 	})
 	if err := srv.Serve(ctx, in); err != nil {
 		logger.Error("reading stdin failed", "err", err)
 	}
-	if writeFailed {
+	if writeFailed.Load() {
 		return 1
 	}
 	return 0
@@ -195,6 +203,7 @@ func runOnce(ctx context.Context, rt *app.Runtime, mode string, messages []strin
 	}
 	rt.Close()
 	if w != nil {
+		w.WatchStall(2 * time.Second)
 		_ = w.Close()
 	}
 	if last != nil && (last.StopReason == llm.StopError || last.StopReason == llm.StopAborted) {

@@ -67,7 +67,7 @@ func (c *Config) emit(ev events.Event) {
 // queued message remains. It returns the messages the run created. It
 // always emits agent_start first and agent_end last.
 func Run(ctx context.Context, cfg *Config, history []llm.Message, prompts []llm.Message) []llm.Message {
-	r := &run{cfg: cfg, context: append([]llm.Message(nil), history...)}
+	r := &run{cfg: cfg, context: append([]llm.Message(nil), history...), created: []llm.Message{}}
 	cfg.emit(events.AgentStart{})
 	r.loop(ctx, prompts)
 	cfg.emit(events.AgentEnd{Messages: r.created})
@@ -93,6 +93,10 @@ func (r *run) deliver(m llm.Message) {
 }
 
 func (r *run) loop(ctx context.Context, pending []llm.Message) {
+	// Steering queued while the agent was idle joins the prompts.
+	if r.cfg.Steering != nil {
+		pending = append(pending[:len(pending):len(pending)], r.cfg.Steering()...)
+	}
 	for {
 		moreTools := true
 		for moreTools || len(pending) > 0 {
@@ -135,7 +139,7 @@ func (r *run) stream(ctx context.Context) llm.Message {
 	cfg := r.cfg
 	msgs := r.context
 	if cfg.TransformContext != nil {
-		msgs = cfg.TransformContext(ctx, msgs)
+		msgs = r.transform(ctx, msgs)
 	}
 	level := cfg.ThinkingLevel
 	if !cfg.Model.Reasoning {
@@ -149,7 +153,7 @@ func (r *run) stream(ctx context.Context) llm.Message {
 		req.Tools = cfg.Tools.Specs()
 	}
 	b := llm.NewBuilder(cfg.Model, func(ev llm.AssistantEvent, usage llm.Usage) {
-		cfg.emit(events.MessageUpdate{Usage: usage, Event: ev})
+		cfg.emit(events.MessageUpdate{Usage: usage, Event: ev, EndTurn: ev.EndTurn})
 	})
 	cfg.emit(events.MessageStart{Message: b.Snapshot()})
 	var err error
@@ -169,6 +173,38 @@ func (r *run) stream(ctx context.Context) llm.Message {
 	return msg
 }
 
+// transform applies the context hook; a panicking hook leaves the
+// messages as they were.
+func (r *run) transform(ctx context.Context, msgs []llm.Message) (out []llm.Message) {
+	defer func() {
+		if v := recover(); v != nil {
+			out = msgs
+		}
+	}()
+	out = r.cfg.TransformContext(ctx, append([]llm.Message(nil), msgs...))
+	if out == nil {
+		out = msgs
+	}
+	return out
+}
+
+// beforeToolCall runs the BeforeToolCall hook; a panic blocks the call.
+func beforeToolCall(ctx context.Context, cfg *Config, call llm.ContentBlock, args map[string]any) (d ToolDecision, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("tool_call hook failed: %v", v)
+		}
+	}()
+	return cfg.BeforeToolCall(ctx, call, args)
+}
+
+// afterToolCall runs the AfterToolCall hook; a panic keeps the result.
+func afterToolCall(ctx context.Context, cfg *Config, tr *toolRun) {
+	defer func() { _ = recover() }()
+	res, isErr := cfg.AfterToolCall(ctx, tr.call, tr.args, tr.result, tr.isError)
+	tr.result, tr.isError = res, isErr
+}
+
 // safeStream turns a provider panic into an error.
 func safeStream(ctx context.Context, p llm.Provider, req *llm.Request, b *llm.Builder) (err error) {
 	defer func() {
@@ -186,6 +222,7 @@ type toolRun struct {
 	result  llm.ToolResult
 	isError bool
 	done    bool // preflight already produced the result
+	ended   bool // tool_execution_end was emitted (guarded by the events mutex)
 }
 
 // runTools runs the assistant's tool calls: starts and checks in source
@@ -228,7 +265,7 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 			continue
 		}
 		if cfg.BeforeToolCall != nil {
-			d, err := cfg.BeforeToolCall(ctx, c, args)
+			d, err := beforeToolCall(ctx, cfg, c, args)
 			if err != nil {
 				tr.fail(err.Error())
 				continue
@@ -244,12 +281,13 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 		}
 	}
 
-	var mu sync.Mutex // serialises end events from concurrent tools
+	var mu sync.Mutex // serialises the events of concurrent tools
 	finish := func(tr *toolRun) {
 		if cfg.AfterToolCall != nil {
-			tr.result, tr.isError = cfg.AfterToolCall(ctx, tr.call, tr.args, tr.result, tr.isError)
+			afterToolCall(ctx, cfg, tr)
 		}
 		mu.Lock()
+		tr.ended = true // later updates from a misbehaving tool are dropped
 		cfg.emit(events.ToolExecutionEnd{ToolCallID: tr.call.ID, ToolName: tr.call.Name, Result: tr.result, IsError: tr.isError})
 		mu.Unlock()
 	}
@@ -303,6 +341,9 @@ func (tr *toolRun) execute(ctx context.Context, cfg *Config, mu *sync.Mutex) {
 		OnUpdate: func(partial llm.ToolResult) {
 			mu.Lock()
 			defer mu.Unlock()
+			if tr.ended {
+				return
+			}
 			cfg.emit(events.ToolExecutionUpdate{ToolCallID: tr.call.ID, ToolName: tr.call.Name, Args: tr.args, PartialResult: partial})
 		},
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sort"
 	"sync"
 
 	"github.com/atomic-go/atomic/host/config"
@@ -75,9 +76,14 @@ type Runtime struct {
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
 
-	lmu       sync.RWMutex
+	lmu       sync.Mutex
 	listeners map[int]events.Sink
 	nextLID   int
+	sinks     []events.Sink // snapshot of listeners, replaced on change
+
+	// qmu serialises queue changes with their queue_update events, so
+	// that the last event a client sees matches the queue.
+	qmu sync.Mutex
 
 	mu           sync.Mutex
 	sess         *session.Session
@@ -90,15 +96,20 @@ type Runtime struct {
 	followUpMode string
 	autoCompact  bool
 	autoRetry    bool
-	run          *activeRun
+	run          *activeRun // the active run; cleared when it decides to end, just before agent_end
+	last         *activeRun // the latest run, which may still be emitting its last events
 	cmp          compactionState
 	closing      bool
 }
 
+// activeRun is one run of the agent, from the prompt that started it to
+// its agent_settled event.
 type activeRun struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the agent loop has returned (after agent_end)
+	settled chan struct{} // closed after agent_settled was emitted
+	prev    *activeRun    // the run before; this one starts once prev settled
 }
 
 // New builds a runtime from options.
@@ -258,26 +269,44 @@ func lastColon(s string) int {
 }
 
 // Subscribe adds an event listener and returns a function that removes it.
-// Listeners are called synchronously from the emitting goroutine and must
-// not block for long.
+// Listeners are called synchronously from the emitting goroutine, in the
+// order they subscribed, and must not block for long.
 func (rt *Runtime) Subscribe(fn events.Sink) func() {
 	rt.lmu.Lock()
 	id := rt.nextLID
 	rt.nextLID++
 	rt.listeners[id] = fn
+	rt.resnapshotLocked()
 	rt.lmu.Unlock()
 	return func() {
 		rt.lmu.Lock()
 		delete(rt.listeners, id)
+		rt.resnapshotLocked()
 		rt.lmu.Unlock()
 	}
 }
 
-// Emit sends an event to every listener.
+func (rt *Runtime) resnapshotLocked() {
+	ids := make([]int, 0, len(rt.listeners))
+	for id := range rt.listeners {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	sinks := make([]events.Sink, len(ids))
+	for i, id := range ids {
+		sinks[i] = rt.listeners[id]
+	}
+	rt.sinks = sinks
+}
+
+// Emit sends an event to every listener. No lock is held while listeners
+// run, so a listener that blocks (a client not reading) cannot stall
+// Subscribe or other emitters.
 func (rt *Runtime) Emit(ev events.Event) {
-	rt.lmu.RLock()
-	defer rt.lmu.RUnlock()
-	for _, fn := range rt.listeners {
+	rt.lmu.Lock()
+	sinks := rt.sinks
+	rt.lmu.Unlock()
+	for _, fn := range sinks {
 		fn(ev)
 	}
 }

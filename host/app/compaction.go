@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/atomic-go/atomic/host/agent"
 	"github.com/atomic-go/atomic/host/compaction"
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
@@ -121,7 +120,7 @@ func (rt *Runtime) Compact(ctx context.Context) (*compaction.Result, error) {
 		c.cancel()
 		<-c.done
 	}
-	rt.Abort()
+	rt.AbortRun()
 	return rt.runCompaction(ctx, events.CompactionManual, compaction.Recoverable, false)
 }
 
@@ -201,7 +200,7 @@ func (rt *Runtime) compactNow(ctx context.Context, reason string, urgency compac
 	}
 
 	prep := compaction.Prepare(sess.Branch(""), params)
-	if prep.TooSmall() && urgency == compaction.Recoverable {
+	if prep.TooSmall() {
 		return nil, compaction.ErrTooSmall
 	}
 
@@ -314,48 +313,61 @@ func (rt *Runtime) overflowed(last *llm.Message) bool {
 	return isContextOverflow(last, rt.model.ContextWindow)
 }
 
-// runWithCompaction runs the agent for prompts with automatic compaction
-// around it: before the prompt when the context is already over the
-// threshold; after a run that overflowed the model's context (compact, then
-// retry once); after a run that left the context over the threshold. A
-// message queued while compacting starts a further run afterwards.
-func (rt *Runtime) runWithCompaction(run *activeRun, cfg *agent.Config, history, prompts []llm.Message) {
-	if rt.thresholdExceeded() {
-		if _, err := rt.runCompaction(run.ctx, events.CompactionThreshold, compaction.Recoverable, false); err == nil {
-			history = rt.Messages()
+// compactOverThreshold compacts when the context is over the threshold
+// (before a prompt and after a run).
+func (rt *Runtime) compactOverThreshold(run *activeRun) {
+	if run.ctx.Err() == nil && rt.thresholdExceeded() {
+		_, _ = rt.runCompaction(run.ctx, events.CompactionThreshold, compaction.Recoverable, false)
+	}
+}
+
+// overflowRecovery is the compact-and-retry of one prompt whose run
+// overflowed the model's context: at most once per prompt.
+type overflowRecovery struct {
+	tried bool
+	// what the last run's end asked for
+	retry       bool // compact, then retry the turn (the run stays active)
+	compactOnly bool // compact without retry (an overflow reported with a normal stop)
+	unresolved  bool // a second overflow: report it
+}
+
+// begin decides, as agent_end is about to go out, what the run's end
+// means for overflow recovery. It returns true when the run must stay
+// active for a retry (a prompt sent meanwhile is then queued).
+func (o *overflowRecovery) begin(rt *Runtime, run *activeRun, created []llm.Message) bool {
+	o.retry, o.compactOnly, o.unresolved = false, false, false
+	last := lastAssistant(created)
+	if run.ctx.Err() != nil || last == nil || !rt.autoCompactEnabled() || !rt.overflowed(last) {
+		return false
+	}
+	switch {
+	case o.tried:
+		o.unresolved = true
+	case last.StopReason == llm.StopStop:
+		o.tried, o.compactOnly = true, true
+	default:
+		o.tried, o.retry = true, true
+	}
+	return o.retry
+}
+
+// after acts on begin's decision once the run's agent_end is out. It
+// returns true when the turn is to be retried on the compacted context;
+// o.retry stays set when a retry was planned but cannot happen.
+func (o *overflowRecovery) after(rt *Runtime, run *activeRun) bool {
+	switch {
+	case o.unresolved:
+		rt.Emit(events.CompactionEnd{Reason: events.CompactionOverflow, UnresolvedOverflow: true, ErrorMessage: overflowUnresolvedText})
+	case o.compactOnly:
+		_, _ = rt.runCompaction(run.ctx, events.CompactionOverflow, compaction.LoadBearing, false)
+	case o.retry:
+		_, err := rt.runCompaction(run.ctx, events.CompactionOverflow, compaction.LoadBearing, true)
+		if err == nil && run.ctx.Err() == nil {
+			o.retry = false
+			return true
 		}
 	}
-	overflowTried := false
-	for {
-		created := agent.Run(run.ctx, cfg, history, prompts)
-		prompts = nil
-		if run.ctx.Err() != nil {
-			return
-		}
-		if last := lastAssistant(created); last != nil && rt.autoCompactEnabled() && rt.overflowed(last) {
-			if overflowTried {
-				rt.Emit(events.CompactionEnd{Reason: events.CompactionOverflow, UnresolvedOverflow: true, ErrorMessage: overflowUnresolvedText})
-				return
-			}
-			overflowTried = true
-			retry := last.StopReason != llm.StopStop
-			_, err := rt.runCompaction(run.ctx, events.CompactionOverflow, compaction.LoadBearing, retry)
-			if err == nil && retry && run.ctx.Err() == nil {
-				history = rt.Messages()
-				continue
-			}
-		} else if last != nil && last.StopReason != llm.StopAborted && rt.thresholdExceeded() {
-			_, _ = rt.runCompaction(run.ctx, events.CompactionThreshold, compaction.Recoverable, false)
-		}
-		if run.ctx.Err() != nil {
-			return
-		}
-		if queued := append(rt.dequeue(true), rt.dequeue(false)...); len(queued) > 0 {
-			prompts, history = queued, rt.Messages()
-			continue
-		}
-		return
-	}
+	return false
 }
 
 func (rt *Runtime) autoCompactEnabled() bool {

@@ -57,7 +57,7 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 		compacting := rt.isCompactingLocked()
 		rt.mu.Unlock()
 		if compacting && in.StreamingBehavior == "" {
-			// Wait for the compaction: the run takes it up afterwards.
+			// The run is compacting: the prompt waits for it as a follow-up.
 			in.StreamingBehavior = BehaviorFollowUp
 		}
 		switch in.StreamingBehavior {
@@ -112,6 +112,8 @@ func (rt *Runtime) FollowUp(text string, images []llm.ContentBlock) error {
 }
 
 func (rt *Runtime) enqueue(steer bool, text string, images []llm.ContentBlock) {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
 	q := queued{text: text, msg: userMessage(text, images)}
 	if steer {
@@ -137,13 +139,28 @@ func (rt *Runtime) queueEventLocked() events.QueueUpdate {
 
 // dequeue takes queued messages according to the mode.
 func (rt *Runtime) dequeue(steer bool) []llm.Message {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
+	out := rt.takeLocked(steer)
+	if out == nil {
+		rt.mu.Unlock()
+		return nil
+	}
+	ev := rt.queueEventLocked()
+	rt.mu.Unlock()
+	rt.Emit(ev)
+	return out
+}
+
+// takeLocked removes queued messages according to the mode (one, or all)
+// and returns them stamped with the time of delivery; rt.mu is held.
+func (rt *Runtime) takeLocked(steer bool) []llm.Message {
 	q, mode := &rt.followUp, rt.followUpMode
 	if steer {
 		q, mode = &rt.steering, rt.steeringMode
 	}
 	if len(*q) == 0 {
-		rt.mu.Unlock()
 		return nil
 	}
 	n := 1
@@ -152,9 +169,6 @@ func (rt *Runtime) dequeue(steer bool) []llm.Message {
 	}
 	taken := (*q)[:n]
 	*q = append([]queued(nil), (*q)[n:]...)
-	ev := rt.queueEventLocked()
-	rt.mu.Unlock()
-	rt.Emit(ev)
 	out := make([]llm.Message, len(taken))
 	for i, t := range taken {
 		out[i] = t.msg
@@ -163,8 +177,19 @@ func (rt *Runtime) dequeue(steer bool) []llm.Message {
 	return out
 }
 
+// takeNextLocked takes what a continuation run starts with: steering
+// messages, or else follow-ups; rt.mu is held.
+func (rt *Runtime) takeNextLocked() []llm.Message {
+	if msgs := rt.takeLocked(true); len(msgs) > 0 {
+		return msgs
+	}
+	return rt.takeLocked(false)
+}
+
 // ClearQueue removes every queued message and returns their texts.
 func (rt *Runtime) ClearQueue() (steering, followUp []string) {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
 	ev := rt.queueEventLocked()
 	changed := len(rt.steering)+len(rt.followUp) > 0
@@ -200,29 +225,107 @@ func (rt *Runtime) SetFollowUpMode(mode string) error {
 
 func (rt *Runtime) beginRunLocked() *activeRun {
 	ctx, cancel := context.WithCancel(rt.baseCtx)
-	run := &activeRun{cancel: cancel, done: make(chan struct{})}
-	run.ctx = ctx
+	run := &activeRun{ctx: ctx, cancel: cancel, done: make(chan struct{}), settled: make(chan struct{}), prev: rt.last}
 	rt.run = run
+	rt.last = run
 	return run
 }
 
-// execute runs the agent for prompts and clears the run when done.
+// execute runs the agent for prompts. A message queued too late for the
+// agent loop to pick it up (after its last look at the queues) starts
+// another round instead of waiting for the next prompt.
+//
+// For clients a run is over when they see agent_end: a prompt sent on that
+// event must find the agent idle. So the decision to finish (clearing
+// rt.run) is taken just before agent_end goes out. A run started in the
+// meantime waits until this one has emitted agent_settled before it
+// begins, so runs never interleave their events.
+//
+// Automatic compaction hooks in here (compaction.go): before the prompt
+// and after the run when the context is over the threshold, and after a
+// run that overflowed the model's context, which stays active, compacts
+// and retries once.
 func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
-	defer func() {
-		rt.mu.Lock()
-		if rt.run == run {
-			rt.run = nil
+	if run.prev != nil {
+		<-run.prev.settled
+		run.prev = nil // do not keep the whole history of runs alive
+	}
+	rt.compactOverThreshold(run)
+	var rec overflowRecovery
+	for {
+		cfg := rt.agentConfig()
+		var next []llm.Message
+		cfg.Emit = func(ev events.Event) {
+			if end, ok := ev.(events.AgentEnd); ok && !rec.begin(rt, run, end.Messages) {
+				next = rt.nextOrFinish(run)
+			}
+			rt.agentEvent(ev)
 		}
+		rt.mu.Lock()
+		history := append([]llm.Message(nil), rt.messages...)
 		rt.mu.Unlock()
-		run.cancel()
-		close(run.done)
-		rt.Emit(events.AgentSettled{})
-	}()
-	cfg := rt.agentConfig()
+		agent.Run(run.ctx, cfg, history, prompts)
+		if rec.after(rt, run) {
+			prompts = nil // retry the turn on the compacted context
+			continue
+		}
+		if rec.retry {
+			next = rt.nextOrFinish(run) // no retry: finish as usual
+		}
+		if next == nil {
+			break
+		}
+		prompts = next
+	}
+	rt.compactOverThreshold(run)
+	run.cancel()
+	close(run.done)
+	rt.Emit(events.AgentSettled{})
+	close(run.settled)
+}
+
+// nextOrFinish returns the queued messages to continue run with, or clears
+// the run and returns nil (always nil for an aborted run).
+func (rt *Runtime) nextOrFinish(run *activeRun) []llm.Message {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
-	history := append([]llm.Message(nil), rt.messages...)
+	if run.ctx.Err() == nil && !rt.closing {
+		if msgs := rt.takeNextLocked(); len(msgs) > 0 {
+			ev := rt.queueEventLocked()
+			rt.mu.Unlock()
+			rt.Emit(ev)
+			return msgs
+		}
+	}
+	if rt.run == run {
+		rt.run = nil
+	}
 	rt.mu.Unlock()
-	rt.runWithCompaction(run, cfg, history, prompts)
+	return nil
+}
+
+// ContinueQueued starts a run for messages still queued when the agent is
+// idle (after an abort, queued steering and follow-up messages go on). It
+// does nothing while a run is active or when the queues are empty.
+func (rt *Runtime) ContinueQueued() {
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
+	rt.mu.Lock()
+	if rt.run != nil || rt.closing || rt.model == nil {
+		rt.mu.Unlock()
+		return
+	}
+	msgs := rt.takeNextLocked()
+	if len(msgs) == 0 {
+		rt.mu.Unlock()
+		return
+	}
+	run := rt.beginRunLocked()
+	ev := rt.queueEventLocked()
+	rt.mu.Unlock()
+	rt.Emit(ev)
+	go rt.execute(run, msgs)
 }
 
 func (rt *Runtime) agentConfig() *agent.Config {
@@ -260,9 +363,9 @@ func (rt *Runtime) toolEnv() []string {
 }
 
 // agentEvent records finished messages in the session and forwards every
-// event to the listeners.
+// event to the listeners. A message is recorded before its message_end goes out, so that a client
+// reacting to the event finds it in get_messages.
 func (rt *Runtime) agentEvent(ev events.Event) {
-	rt.Emit(ev)
 	if end, ok := ev.(events.MessageEnd); ok {
 		rt.mu.Lock()
 		rt.messages = append(rt.messages, end.Message)
@@ -270,32 +373,67 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 		rt.mu.Unlock()
 		sess.AppendMessage(end.Message)
 	}
+	rt.Emit(ev)
 }
 
 // Abort cancels the run in flight and waits until it has stopped.
 func (rt *Runtime) Abort() {
 	rt.AbortCompaction()
-	rt.mu.Lock()
-	run := rt.run
-	rt.mu.Unlock()
+	rt.AbortRun()
+}
+
+// AbortRun cancels the run in flight (including one that is emitting its
+// last events), waits until its agent loop has returned, and reports
+// whether there was one.
+func (rt *Runtime) AbortRun() bool {
+	run := rt.current()
 	if run == nil {
-		return
+		return false
 	}
 	run.cancel()
 	<-run.done
+	return true
 }
 
-// WaitIdle blocks until no run is in flight or ctx ends.
+// current returns the active run, or the latest one while its agent loop
+// has not returned; nil when idle.
+func (rt *Runtime) current() *activeRun {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.run != nil {
+		return rt.run
+	}
+	if last := rt.last; last != nil {
+		select {
+		case <-last.done:
+		default:
+			return last
+		}
+	}
+	return nil
+}
+
+// WaitIdle blocks until no run is in flight and the last one has emitted
+// all its events, or ctx ends.
 func (rt *Runtime) WaitIdle(ctx context.Context) error {
 	for {
 		rt.mu.Lock()
 		run := rt.run
+		if run == nil {
+			run = rt.last
+		}
 		rt.mu.Unlock()
 		if run == nil {
 			return nil
 		}
 		select {
-		case <-run.done:
+		case <-run.settled:
+			rt.mu.Lock()
+			idle := rt.run == nil && rt.last == run
+			rt.mu.Unlock()
+			if idle {
+				return nil
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}

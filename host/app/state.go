@@ -47,6 +47,8 @@ func (rt *Runtime) State() State {
 // extension cancelled the switch.
 func (rt *Runtime) NewSession(parentSession string) (cancelled bool, err error) {
 	rt.Abort()
+	rt.qmu.Lock()
+	defer rt.qmu.Unlock()
 	rt.mu.Lock()
 	rt.sess = session.NewInMemory(rt.opts.Cwd)
 	rt.messages = nil

@@ -45,6 +45,9 @@ type RunOptions struct {
 	// ContextWindow of the session model; a fresh rung keeps the tail only
 	// if it fits (0: always keep it).
 	ContextWindow int
+	// AllowSmallRegion lets a load-bearing compaction of a region under
+	// MinRegionLines go to the fresh rung instead of failing.
+	AllowSmallRegion bool
 	// OnOutcome, when set, sees every classified planner attempt.
 	OnOutcome func(c Candidate, req *PlanRequest, o Outcome)
 }
@@ -78,10 +81,10 @@ func NextOffset(n, offset int) (int, bool) {
 // for load-bearing compactions.
 func Run(ctx context.Context, p *Preparation, opt RunOptions) (*Result, error) {
 	if p.TooSmall() {
-		if opt.Urgency == Recoverable {
-			return nil, ErrTooSmall
+		if opt.Urgency == LoadBearing && opt.AllowSmallRegion {
+			return Fresh(p, opt.ContextWindow), nil
 		}
-		return Fresh(p, opt.ContextWindow), nil
+		return nil, ErrTooSmall
 	}
 	var outcomes []Outcome
 	tried := false

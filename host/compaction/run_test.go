@@ -152,13 +152,17 @@ func TestRunFreshRung(t *testing.T) {
 	if res.FirstKeptEntryID != nil || res.Stats.TokensAfter != EstimateTextTokens(res.CompactedText) {
 		t.Fatalf("tail kept: %+v", res)
 	}
-	// Too small: recoverable errors, load-bearing goes fresh.
+	// Too small: nothing to compact, unless a load-bearing caller allows
+	// a small region, which goes fresh.
 	small := regionPrep(lines(5), 0)
 	if _, err := Run(context.Background(), small, RunOptions{}); !errors.Is(err, ErrTooSmall) {
 		t.Fatalf("too small: %v", err)
 	}
-	if res, err := Run(context.Background(), small, RunOptions{Urgency: LoadBearing}); err != nil || res.Rung != RungFresh {
-		t.Fatalf("load-bearing small: %+v %v", res, err)
+	if _, err := Run(context.Background(), small, RunOptions{Urgency: LoadBearing}); !errors.Is(err, ErrTooSmall) {
+		t.Fatalf("load-bearing small: %v", err)
+	}
+	if res, err := Run(context.Background(), small, RunOptions{Urgency: LoadBearing, AllowSmallRegion: true}); err != nil || res.Rung != RungFresh {
+		t.Fatalf("load-bearing small allowed: %+v %v", res, err)
 	}
 }
 

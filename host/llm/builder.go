@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 )
 
 // Assistant stream event types (the protocol's assistantMessageEvent.type).
@@ -28,6 +29,10 @@ type AssistantEvent struct {
 	Delta        string
 	Content      string        // *_end of text and thinking
 	ToolCall     *ContentBlock // toolcall_end
+	// EndTurn is the message's end-of-turn signal when the provider
+	// reported one. It is not part of the event's JSON: message_update
+	// carries it beside the event.
+	EndTurn *bool
 }
 
 // MarshalJSON writes the wire shape of the event.
@@ -37,9 +42,9 @@ func (e AssistantEvent) MarshalJSON() ([]byte, error) {
 
 // AppendJSON appends the wire shape of the event to dst.
 func (e AssistantEvent) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"type":"`...)
-	dst = append(dst, e.Type...)
-	dst = append(dst, `","contentIndex":`...)
+	dst = append(dst, `{"type":`...)
+	dst = AppendString(dst, e.Type)
+	dst = append(dst, `,"contentIndex":`...)
 	dst = appendInt(dst, e.ContentIndex)
 	switch e.Type {
 	case EvTextDelta, EvThinkingDelta, EvToolCallDelta:
@@ -50,9 +55,8 @@ func (e AssistantEvent) AppendJSON(dst []byte) []byte {
 		dst = AppendString(dst, e.Content)
 	case EvToolCallEnd:
 		if e.ToolCall != nil {
-			b, _ := json.Marshal(e.ToolCall)
 			dst = append(dst, `,"toolCall":`...)
-			dst = append(dst, b...)
+			dst = e.ToolCall.AppendJSON(dst)
 		}
 	}
 	return append(dst, '}')
@@ -65,11 +69,19 @@ type Sink func(ev AssistantEvent, usage Usage)
 // methods as deltas arrive; every call is forwarded to the sink, so each
 // provider only translates its wire format and the message is built in one
 // place.
+//
+// A Builder is safe for concurrent use. The sink is called with the
+// builder locked, so events reach it one at a time and in order. Calls
+// after Finish are ignored (the Start methods return -1), so a provider
+// goroutine that outlives its Stream call can neither change the finished
+// message nor emit events after it.
 type Builder struct {
+	mu       sync.Mutex
 	msg      Message
 	model    Model
 	sink     Sink
 	args     map[int]*strings.Builder // raw tool-call argument JSON per block
+	texts    map[int]*strings.Builder // text or thinking of open blocks (appending to a string would copy it on every delta)
 	open     map[int]bool
 	stopSet  bool
 	finished bool
@@ -85,24 +97,70 @@ func NewBuilder(model Model, sink Sink) *Builder {
 		model: model,
 		sink:  sink,
 		args:  map[int]*strings.Builder{},
+		texts: map[int]*strings.Builder{},
 		open:  map[int]bool{},
 	}
 }
 
-// Snapshot returns a copy of the message as it stands.
-func (b *Builder) Snapshot() Message { return b.msg.Clone() }
+// syncText copies the accumulated text of open block idx into the
+// message; b.mu is held.
+func (b *Builder) syncText(idx int) {
+	sb := b.texts[idx]
+	if sb == nil {
+		return
+	}
+	blk := &b.msg.Content.Blocks[idx]
+	if blk.Type == BlockThinking {
+		blk.Thinking = sb.String()
+	} else {
+		blk.Text = sb.String()
+	}
+}
 
+// Snapshot returns a copy of the message as it stands.
+func (b *Builder) Snapshot() Message {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for idx := range b.texts {
+		b.syncText(idx)
+	}
+	return b.msg.Clone()
+}
+
+// update runs fn with the builder locked unless the message is finished;
+// it reports whether fn ran.
+func (b *Builder) update(fn func()) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return false
+	}
+	fn()
+	return true
+}
+
+// emit forwards an event to the sink; b.mu is held.
 func (b *Builder) emit(ev AssistantEvent) {
 	if b.sink != nil {
+		ev.EndTurn = b.msg.EndTurn
 		b.sink(ev, b.msg.Usage)
 	}
 }
 
 func (b *Builder) start(block ContentBlock, typ string) int {
-	idx := len(b.msg.Content.Blocks)
-	b.msg.Content.Blocks = append(b.msg.Content.Blocks, block)
-	b.open[idx] = true
-	b.emit(AssistantEvent{Type: typ, ContentIndex: idx})
+	idx := -1
+	b.update(func() {
+		idx = len(b.msg.Content.Blocks)
+		b.msg.Content.Blocks = append(b.msg.Content.Blocks, block)
+		b.open[idx] = true
+		switch block.Type {
+		case BlockToolCall:
+			b.args[idx] = &strings.Builder{}
+		case BlockText, BlockThinking:
+			b.texts[idx] = &strings.Builder{}
+		}
+		b.emit(AssistantEvent{Type: typ, ContentIndex: idx})
+	})
 	return idx
 }
 
@@ -116,61 +174,73 @@ func (b *Builder) StartThinking() int {
 
 // StartToolCall opens a tool-call block and returns its index.
 func (b *Builder) StartToolCall(id, name string) int {
-	idx := b.start(ToolCall(id, name, nil), EvToolCallStart)
-	b.args[idx] = &strings.Builder{}
-	return idx
+	return b.start(ToolCall(id, name, nil), EvToolCallStart)
 }
 
 // Delta appends text to block idx (text, thinking, or tool-call argument
 // JSON, according to the block's type).
 func (b *Builder) Delta(idx int, delta string) {
-	if idx < 0 || idx >= len(b.msg.Content.Blocks) || delta == "" {
-		return
-	}
-	blk := &b.msg.Content.Blocks[idx]
-	switch blk.Type {
-	case BlockText:
-		blk.Text += delta
-		b.emit(AssistantEvent{Type: EvTextDelta, ContentIndex: idx, Delta: delta})
-	case BlockThinking:
-		blk.Thinking += delta
-		b.emit(AssistantEvent{Type: EvThinkingDelta, ContentIndex: idx, Delta: delta})
-	case BlockToolCall:
-		b.args[idx].WriteString(delta)
-		b.emit(AssistantEvent{Type: EvToolCallDelta, ContentIndex: idx, Delta: delta})
-	}
+	b.update(func() {
+		if idx < 0 || idx >= len(b.msg.Content.Blocks) || delta == "" || !b.open[idx] {
+			return
+		}
+		blk := &b.msg.Content.Blocks[idx]
+		switch blk.Type {
+		case BlockText:
+			b.texts[idx].WriteString(delta)
+			b.emit(AssistantEvent{Type: EvTextDelta, ContentIndex: idx, Delta: delta})
+		case BlockThinking:
+			b.texts[idx].WriteString(delta)
+			b.emit(AssistantEvent{Type: EvThinkingDelta, ContentIndex: idx, Delta: delta})
+		case BlockToolCall:
+			if sb := b.args[idx]; sb != nil {
+				sb.WriteString(delta)
+			}
+			b.emit(AssistantEvent{Type: EvToolCallDelta, ContentIndex: idx, Delta: delta})
+		}
+	})
 }
 
-// SetSignature records a signature for block idx (thinking or text).
+// SetSignature records a signature for block idx (thinking, text or tool
+// call).
 func (b *Builder) SetSignature(idx int, sig string) {
-	if idx < 0 || idx >= len(b.msg.Content.Blocks) {
-		return
-	}
-	blk := &b.msg.Content.Blocks[idx]
-	switch blk.Type {
-	case BlockThinking:
-		blk.ThinkingSignature = sig
-	case BlockText:
-		blk.TextSignature = sig
-	case BlockToolCall:
-		blk.ThoughtSignature = sig
-	}
+	b.update(func() {
+		if idx < 0 || idx >= len(b.msg.Content.Blocks) {
+			return
+		}
+		blk := &b.msg.Content.Blocks[idx]
+		switch blk.Type {
+		case BlockThinking:
+			blk.ThinkingSignature = sig
+		case BlockText:
+			blk.TextSignature = sig
+		case BlockToolCall:
+			blk.ThoughtSignature = sig
+		}
+	})
 }
 
 // SetRedacted marks thinking block idx as redacted.
 func (b *Builder) SetRedacted(idx int) {
-	if idx >= 0 && idx < len(b.msg.Content.Blocks) {
-		b.msg.Content.Blocks[idx].Redacted = true
-	}
+	b.update(func() {
+		if idx >= 0 && idx < len(b.msg.Content.Blocks) {
+			b.msg.Content.Blocks[idx].Redacted = true
+		}
+	})
 }
 
 // End closes block idx. For a tool call the accumulated argument JSON is
 // parsed; text that is not a JSON object yields empty arguments.
-func (b *Builder) End(idx int) {
+func (b *Builder) End(idx int) { b.update(func() { b.end(idx) }) }
+
+// end closes block idx; b.mu is held.
+func (b *Builder) end(idx int) {
 	if idx < 0 || idx >= len(b.msg.Content.Blocks) || !b.open[idx] {
 		return
 	}
 	delete(b.open, idx)
+	b.syncText(idx)
+	delete(b.texts, idx)
 	blk := &b.msg.Content.Blocks[idx]
 	switch blk.Type {
 	case BlockText:
@@ -180,10 +250,11 @@ func (b *Builder) End(idx int) {
 	case BlockToolCall:
 		if sb := b.args[idx]; sb != nil && sb.Len() > 0 {
 			args := map[string]any{}
-			if err := json.Unmarshal([]byte(sb.String()), &args); err == nil {
+			if err := json.Unmarshal([]byte(sb.String()), &args); err == nil && args != nil {
 				blk.Arguments = args
 			}
 		}
+		delete(b.args, idx)
 		tc := *blk
 		b.emit(AssistantEvent{Type: EvToolCallEnd, ContentIndex: idx, ToolCall: &tc})
 	}
@@ -192,43 +263,59 @@ func (b *Builder) End(idx int) {
 // SetToolArguments replaces the arguments of tool-call block idx (for
 // providers that deliver whole argument objects).
 func (b *Builder) SetToolArguments(idx int, args map[string]any) {
-	if idx >= 0 && idx < len(b.msg.Content.Blocks) {
-		if args == nil {
-			args = map[string]any{}
+	b.update(func() {
+		if idx >= 0 && idx < len(b.msg.Content.Blocks) && b.msg.Content.Blocks[idx].Type == BlockToolCall {
+			if args == nil {
+				args = map[string]any{}
+			}
+			b.msg.Content.Blocks[idx].Arguments = args
+			delete(b.args, idx)
 		}
-		b.msg.Content.Blocks[idx].Arguments = args
-		delete(b.args, idx)
-	}
+	})
 }
 
 // SetUsage records the cumulative usage so far; cost is derived from the
 // model's prices.
 func (b *Builder) SetUsage(u Usage) {
-	b.model.FillCost(&u)
-	b.msg.Usage = u
+	b.update(func() {
+		b.model.FillCost(&u)
+		b.msg.Usage = u
+	})
 }
 
 // Usage returns the usage recorded so far.
-func (b *Builder) Usage() Usage { return b.msg.Usage }
+func (b *Builder) Usage() Usage {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.msg.Usage
+}
 
 // SetStopReason records the provider's stop reason.
 func (b *Builder) SetStopReason(reason string) {
-	b.msg.StopReason = reason
-	b.stopSet = true
+	b.update(func() {
+		b.msg.StopReason = reason
+		b.stopSet = true
+	})
 }
 
 // SetResponseID records the provider's response id.
-func (b *Builder) SetResponseID(id string) { b.msg.ResponseID = id }
+func (b *Builder) SetResponseID(id string) { b.update(func() { b.msg.ResponseID = id }) }
 
 // SetEndTurn records an explicit end-of-turn signal.
-func (b *Builder) SetEndTurn(v bool) { b.msg.EndTurn = &v }
+func (b *Builder) SetEndTurn(v bool) { b.update(func() { b.msg.EndTurn = &v }) }
 
 // Finish closes open blocks and returns the final message. A non-nil err
 // makes it an error message, or an aborted one when ctx was cancelled.
+// Later calls return the same message.
 func (b *Builder) Finish(ctx context.Context, err error) Message {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return b.msg.Clone()
+	}
 	for idx := range b.msg.Content.Blocks {
 		if b.open[idx] {
-			b.End(idx)
+			b.end(idx)
 		}
 	}
 	b.finished = true
@@ -242,7 +329,11 @@ func (b *Builder) Finish(ctx context.Context, err error) Message {
 		if b.msg.ErrorMessage == "" {
 			b.msg.ErrorMessage = "unknown provider error"
 		}
-	case !b.stopSet || b.msg.StopReason == StopPending:
+	case b.stopSet && (b.msg.StopReason == StopError || b.msg.StopReason == StopAborted):
+		if b.msg.ErrorMessage == "" {
+			b.msg.ErrorMessage = "the provider ended the response with " + b.msg.StopReason
+		}
+	case !b.stopSet || !isFinalStopReason(b.msg.StopReason):
 		if len(b.msg.ToolCalls()) > 0 {
 			b.msg.StopReason = StopToolUse
 		} else {
@@ -256,4 +347,9 @@ func (b *Builder) Finish(ctx context.Context, err error) Message {
 		b.model.FillCost(&b.msg.Usage)
 	}
 	return b.msg.Clone()
+}
+
+// isFinalStopReason reports whether r ends a successful message.
+func isFinalStopReason(r string) bool {
+	return r == StopStop || r == StopLength || r == StopToolUse
 }

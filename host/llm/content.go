@@ -7,7 +7,6 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // Content block types.
@@ -39,6 +38,10 @@ type ContentBlock struct {
 	Name             string
 	Arguments        map[string]any
 	ThoughtSignature string
+
+	// Extra holds fields read from JSON that this type does not know
+	// (for example a tool call's "namespace"); they are written back.
+	Extra map[string]json.RawMessage
 }
 
 // Text returns a text block.
@@ -59,35 +62,49 @@ func ToolCall(id, name string, args map[string]any) ContentBlock {
 
 // MarshalJSON writes only the fields of the block's type, with required
 // fields always present (an empty text block still has "text":"").
-func (b ContentBlock) MarshalJSON() ([]byte, error) {
-	w := jsonw.Object{}
-	w.Str("type", b.Type)
+func (b ContentBlock) MarshalJSON() ([]byte, error) { return b.AppendJSON(nil), nil }
+
+// AppendJSON appends the block's JSON to dst.
+func (b ContentBlock) AppendJSON(dst []byte) []byte {
+	w := objWriter{buf: dst}
+	w.str("type", b.Type)
 	switch b.Type {
 	case BlockText:
-		w.Str("text", b.Text)
-		w.OptStr("textSignature", b.TextSignature)
+		w.str("text", b.Text)
+		w.optStr("textSignature", b.TextSignature)
 	case BlockThinking:
-		w.Str("thinking", b.Thinking)
-		w.OptStr("thinkingSignature", b.ThinkingSignature)
+		w.str("thinking", b.Thinking)
+		w.optStr("thinkingSignature", b.ThinkingSignature)
 		if b.Redacted {
-			w.Raw("redacted", []byte("true"))
+			w.boolean("redacted", true)
 		}
 	case BlockImage:
-		w.Str("data", b.Data)
-		w.Str("mimeType", b.MimeType)
+		w.str("data", b.Data)
+		w.str("mimeType", b.MimeType)
 	case BlockToolCall:
-		w.Str("id", b.ID)
-		w.Str("name", b.Name)
-		args := b.Arguments
-		if args == nil {
-			args = map[string]any{}
+		w.str("id", b.ID)
+		w.str("name", b.Name)
+		if b.Arguments == nil {
+			w.key("arguments")
+			w.buf = append(w.buf, '{', '}')
+		} else {
+			w.value("arguments", b.Arguments)
 		}
-		w.Val("arguments", args)
-		w.OptStr("thoughtSignature", b.ThoughtSignature)
+		w.optStr("thoughtSignature", b.ThoughtSignature)
 	default:
-		w.OptStr("text", b.Text)
+		w.optStr("text", b.Text)
 	}
-	return w.Close()
+	w.extra(b.Extra)
+	return w.close()
+}
+
+// knownBlockKeys are the keys each block type reads; anything else is kept
+// in Extra.
+var knownBlockKeys = map[string]map[string]bool{
+	BlockText:     {"type": true, "text": true, "textSignature": true},
+	BlockThinking: {"type": true, "thinking": true, "thinkingSignature": true, "redacted": true},
+	BlockImage:    {"type": true, "data": true, "mimeType": true},
+	BlockToolCall: {"type": true, "id": true, "name": true, "arguments": true, "thoughtSignature": true},
 }
 
 // UnmarshalJSON reads any block shape leniently.
@@ -109,9 +126,29 @@ func (b *ContentBlock) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	*b = ContentBlock(raw)
+	*b = ContentBlock{
+		Type: raw.Type, Text: raw.Text, TextSignature: raw.TextSignature,
+		Thinking: raw.Thinking, ThinkingSignature: raw.ThinkingSignature, Redacted: raw.Redacted,
+		Data: raw.Data, MimeType: raw.MimeType,
+		ID: raw.ID, Name: raw.Name, Arguments: raw.Arguments, ThoughtSignature: raw.ThoughtSignature,
+	}
 	if b.Type == BlockToolCall && b.Arguments == nil {
 		b.Arguments = map[string]any{}
+	}
+	known, ok := knownBlockKeys[b.Type]
+	if !ok {
+		known = map[string]bool{"type": true, "text": true}
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err == nil {
+		for k, v := range all {
+			if !known[k] {
+				if b.Extra == nil {
+					b.Extra = map[string]json.RawMessage{}
+				}
+				b.Extra[k] = v
+			}
+		}
 	}
 	return nil
 }
@@ -127,19 +164,33 @@ type Content struct {
 // TextContent returns content holding one text block.
 func TextContent(s string) Content { return Content{Blocks: []ContentBlock{Text(s)}} }
 
-// MarshalJSON implements json.Marshaler.
-func (c Content) MarshalJSON() ([]byte, error) {
-	if c.AsString && len(c.Blocks) <= 1 {
+// MarshalJSON implements json.Marshaler. Content read as a string is
+// written as a string again only while it still is one plain text block.
+func (c Content) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
+
+// AppendJSON appends the content's JSON to dst.
+func (c Content) AppendJSON(dst []byte) []byte {
+	if c.AsString && c.isPlainText() {
 		s := ""
 		if len(c.Blocks) == 1 {
 			s = c.Blocks[0].Text
 		}
-		return json.Marshal(s)
+		return AppendString(dst, s)
 	}
-	if c.Blocks == nil {
-		return []byte("[]"), nil
+	return appendBlocks(dst, c.Blocks)
+}
+
+// isPlainText reports whether the content can be written as a string
+// without losing anything.
+func (c Content) isPlainText() bool {
+	switch len(c.Blocks) {
+	case 0:
+		return true
+	case 1:
+		b := c.Blocks[0]
+		return b.Type == BlockText && b.TextSignature == "" && len(b.Extra) == 0
 	}
-	return json.Marshal(c.Blocks)
+	return false
 }
 
 // UnmarshalJSON accepts a string or an array of blocks.

@@ -74,9 +74,14 @@ func AppendUsage(dst []byte, u Usage) []byte {
 	dst = appendFloat(dst, u.Cost.CacheWrite)
 	dst = append(dst, `,"total":`...)
 	dst = appendFloat(dst, u.Cost.Total)
-	return append(dst, '}', '}')
-}
-
-func appendFloat(dst []byte, f float64) []byte {
-	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+	dst = append(dst, '}')
+	if u.CacheWrite1h != 0 {
+		dst = append(dst, `,"cacheWrite1h":`...)
+		dst = appendInt(dst, u.CacheWrite1h)
+	}
+	if u.Reasoning != 0 {
+		dst = append(dst, `,"reasoning":`...)
+		dst = appendInt(dst, u.Reasoning)
+	}
+	return append(dst, '}')
 }

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"encoding/json"
-	"github.com/atomic-go/atomic/internal/jsonw"
 	"time"
 )
 
@@ -106,63 +105,67 @@ func (m Message) Clone() Message {
 }
 
 // MarshalJSON writes the fields of the message's role.
-func (m Message) MarshalJSON() ([]byte, error) {
-	w := jsonw.Object{}
-	w.Str("role", m.Role)
+func (m Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// AppendJSON appends the message's JSON (the fields of its role) to dst.
+func (m Message) AppendJSON(dst []byte) []byte {
+	w := objWriter{buf: dst}
+	w.str("role", m.Role)
 	switch m.Role {
 	case RoleAssistant:
 		blocks := m.Content
 		blocks.AsString = false
-		w.Val("content", blocks)
-		w.Str("api", m.API)
-		w.Str("provider", m.Provider)
-		w.Str("model", m.Model)
-		w.OptStr("responseId", m.ResponseID)
-		w.Val("usage", m.Usage)
-		w.Str("stopReason", m.StopReason)
-		w.OptStr("errorMessage", m.ErrorMessage)
+		w.appender("content", blocks)
+		w.str("api", m.API)
+		w.str("provider", m.Provider)
+		w.str("model", m.Model)
+		w.optStr("responseId", m.ResponseID)
+		w.key("usage")
+		w.buf = AppendUsage(w.buf, m.Usage)
+		w.str("stopReason", m.StopReason)
+		w.optStr("errorMessage", m.ErrorMessage)
 		if m.EndTurn != nil {
-			w.Val("endTurn", *m.EndTurn)
+			w.boolean("endTurn", *m.EndTurn)
 		}
 	case RoleToolResult:
-		w.Str("toolCallId", m.ToolCallID)
-		w.Str("toolName", m.ToolName)
-		w.Val("content", m.Content)
+		w.str("toolCallId", m.ToolCallID)
+		w.str("toolName", m.ToolName)
+		w.appender("content", m.Content)
 		if m.Details != nil {
-			w.Val("details", m.Details)
+			w.value("details", m.Details)
 		}
-		w.Val("isError", m.IsError)
+		w.boolean("isError", m.IsError)
 	case RoleBashExecution:
-		w.Str("command", m.Command)
-		w.Str("output", m.Output)
+		w.str("command", m.Command)
+		w.str("output", m.Output)
 		if m.ExitCode != nil {
-			w.Val("exitCode", *m.ExitCode)
+			w.int("exitCode", int64(*m.ExitCode))
 		}
-		w.Val("cancelled", m.Cancelled)
-		w.Val("truncated", m.Truncated)
-		w.OptStr("fullOutputPath", m.FullOutputPath)
+		w.boolean("cancelled", m.Cancelled)
+		w.boolean("truncated", m.Truncated)
+		w.optStr("fullOutputPath", m.FullOutputPath)
 		if m.ExcludeFromContext {
-			w.Val("excludeFromContext", true)
+			w.boolean("excludeFromContext", true)
 		}
 	case RoleCustom:
-		w.Str("customType", m.CustomType)
-		w.Val("content", m.Content)
-		w.Val("display", m.Display)
+		w.str("customType", m.CustomType)
+		w.appender("content", m.Content)
+		w.boolean("display", m.Display)
 		if m.Details != nil {
-			w.Val("details", m.Details)
+			w.value("details", m.Details)
 		}
 		if m.ExcludeFromContext {
-			w.Val("excludeFromContext", true)
+			w.boolean("excludeFromContext", true)
 		}
 	case RoleBranchSummary:
-		w.Str("summary", m.Summary)
-		w.Str("fromId", m.FromID)
+		w.str("summary", m.Summary)
+		w.str("fromId", m.FromID)
 	default: // user and anything unknown
-		w.Val("content", m.Content)
+		w.appender("content", m.Content)
 	}
-	w.Extra(m.Extra)
-	w.Val("timestamp", m.Timestamp)
-	return w.Close()
+	w.extra(m.Extra)
+	w.int("timestamp", m.Timestamp)
+	return w.close()
 }
 
 var knownMessageKeys = map[string]bool{

@@ -17,6 +17,9 @@ type Usage struct {
 	CacheWrite  int  `json:"cacheWrite"`
 	TotalTokens int  `json:"totalTokens"`
 	Cost        Cost `json:"cost"`
+	// Optional detail some providers report (written only when non-zero).
+	CacheWrite1h int `json:"cacheWrite1h,omitempty"`
+	Reasoning    int `json:"reasoning,omitempty"`
 }
 
 // Add returns the sum of two usages.
@@ -24,7 +27,8 @@ func (u Usage) Add(o Usage) Usage {
 	return Usage{
 		Input: u.Input + o.Input, Output: u.Output + o.Output,
 		CacheRead: u.CacheRead + o.CacheRead, CacheWrite: u.CacheWrite + o.CacheWrite,
-		TotalTokens: u.TotalTokens + o.TotalTokens,
+		TotalTokens:  u.TotalTokens + o.TotalTokens,
+		CacheWrite1h: u.CacheWrite1h + o.CacheWrite1h, Reasoning: u.Reasoning + o.Reasoning,
 		Cost: Cost{
 			Input: u.Cost.Input + o.Cost.Input, Output: u.Cost.Output + o.Cost.Output,
 			CacheRead: u.Cost.CacheRead + o.Cost.CacheRead, CacheWrite: u.Cost.CacheWrite + o.Cost.CacheWrite,

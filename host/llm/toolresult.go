@@ -1,7 +1,5 @@
 package llm
 
-import "github.com/atomic-go/atomic/internal/jsonw"
-
 // ToolResult is what a tool returns: content for the model and optional
 // details for clients.
 type ToolResult struct {
@@ -20,15 +18,15 @@ func (r ToolResult) ResultText() string {
 }
 
 // MarshalJSON writes content as an array even when empty.
-func (r ToolResult) MarshalJSON() ([]byte, error) {
-	w := jsonw.Object{}
-	content := r.Content
-	if content == nil {
-		content = []ContentBlock{}
-	}
-	w.Val("content", content)
+func (r ToolResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
+// AppendJSON appends the result's JSON to dst.
+func (r ToolResult) AppendJSON(dst []byte) []byte {
+	w := objWriter{buf: dst}
+	w.key("content")
+	w.buf = appendBlocks(w.buf, r.Content)
 	if r.Details != nil {
-		w.Val("details", r.Details)
+		w.value("details", r.Details)
 	}
-	return w.Close()
+	return w.close()
 }

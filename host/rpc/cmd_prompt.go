@@ -85,8 +85,12 @@ func handleFollowUp(_ context.Context, s *Server, req *Request) (any, error) {
 	return nil, s.rt.FollowUp(*c.Message, c.images())
 }
 
-func handleAbort(_ context.Context, s *Server, _ *Request) (any, error) {
-	s.rt.Abort()
+func handleAbort(_ context.Context, s *Server, req *Request) (any, error) {
+	s.rt.AbortCompaction()
+	if s.rt.AbortRun() {
+		// Messages still queued go on in a new run, after the response.
+		req.After(s.rt.ContinueQueued)
+	}
 	return nil, nil
 }
 

@@ -8,7 +8,7 @@ package rpc
 
 import (
 	"bufio"
-	"bytes"
+
 	"errors"
 	"io"
 )
@@ -56,6 +56,3 @@ func ReadLines(r io.Reader, fn func(line []byte)) error {
 		}
 	}
 }
-
-// isBlank reports whether a line holds only whitespace.
-func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }

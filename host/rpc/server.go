@@ -1,13 +1,12 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/atomic-go/atomic/host/app"
 	"github.com/atomic-go/atomic/host/events"
@@ -58,62 +57,6 @@ func lookup(name string) (Command, bool) {
 	return c, ok
 }
 
-// Request is one decoded command line.
-type Request struct {
-	// ID is the raw JSON of the request id, nil when absent.
-	ID   json.RawMessage
-	Type string
-	// Raw is the whole command object.
-	Raw json.RawMessage
-
-	after func()
-}
-
-// After sets a function that runs once the response has been queued (used
-// by prompt so that its acknowledgement precedes the run's events).
-func (r *Request) After(fn func()) { r.after = fn }
-
-// Decode unmarshals the command into v, turning type errors into clear
-// messages.
-func (r *Request) Decode(v any) error {
-	if err := json.Unmarshal(r.Raw, v); err != nil {
-		return decodeError(err)
-	}
-	return nil
-}
-
-func decodeError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := te.Field
-		if field == "" {
-			return fmt.Errorf("Invalid command: expected %s, got %s", te.Type.String(), te.Value)
-		}
-		return fmt.Errorf("Invalid command: field %q must be %s, got %s", field, jsonTypeName(te.Type.String()), te.Value)
-	}
-	return fmt.Errorf("Invalid command: %v", err)
-}
-
-func jsonTypeName(goType string) string {
-	switch goType {
-	case "string", "*string":
-		return "a string"
-	case "bool", "*bool":
-		return "a boolean"
-	case "int", "*int", "int64", "float64", "*float64":
-		return "a number"
-	}
-	if len(goType) > 2 && goType[:2] == "[]" {
-		return "an array"
-	}
-	return "an object"
-}
-
-// MissingField is the error for a required field that is absent.
-func MissingField(name string) error {
-	return fmt.Errorf("Invalid command: missing required field %q", name)
-}
-
 // Server serves the protocol for one runtime.
 type Server struct {
 	rt  *app.Runtime
@@ -128,6 +71,16 @@ type Server struct {
 	unsub     func()
 	closeOnce sync.Once
 
+	// inMu guards inClosed: dispatching holds it shared, Shutdown takes it
+	// to stop dispatching before it closes the ordinary queue.
+	inMu     sync.RWMutex
+	inClosed bool
+
+	// StallTimeout bounds how long Shutdown waits for a client that
+	// stopped reading stdout: once one write has been blocked that long,
+	// the rest of the output is dropped so that the process can exit.
+	StallTimeout time.Duration
+
 	// UI routes extension_ui_response records (set by the extension UI
 	// bridge).
 	UI func(raw json.RawMessage)
@@ -139,7 +92,7 @@ type Server struct {
 // NewServer returns a server writing to out.
 func NewServer(rt *app.Runtime, out io.Writer, onWriteErr func(error)) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{rt: rt, ctx: ctx, cancel: cancel, ordinary: make(chan *Request, 1024)}
+	s := &Server{rt: rt, ctx: ctx, cancel: cancel, ordinary: make(chan *Request, 1024), StallTimeout: 2 * time.Second}
 	s.out = NewWriter(out, onWriteErr)
 	s.unsub = rt.Subscribe(s.SendEvent)
 	s.ordWG.Add(1)
@@ -210,12 +163,18 @@ loop:
 }
 
 // Shutdown stops the server: it cancels UI waits and work in flight, lets
-// every accepted command answer, and flushes the output.
+// every accepted command answer, and flushes the output. It returns even
+// when the client stopped reading (see StallTimeout). It may be called
+// more than once, from any goroutine.
 func (s *Server) Shutdown() {
 	s.closeOnce.Do(func() {
+		s.out.WatchStall(s.StallTimeout)
 		s.cancel()
 		s.rt.Close()
+		s.inMu.Lock()
+		s.inClosed = true
 		close(s.ordinary)
+		s.inMu.Unlock()
 		s.ordWG.Wait()
 		for _, fn := range s.OnShutdown {
 			fn()
@@ -226,46 +185,48 @@ func (s *Server) Shutdown() {
 	})
 }
 
-// HandleLine decodes and dispatches one input line.
+// HandleLine decodes and dispatches one input line. Lines that are not
+// commands are answered in turn on the ordinary lane.
 func (s *Server) HandleLine(line []byte) {
-	if isBlank(line) || !json.Valid(line) {
-		s.respondParseError(line)
+	req, lerr := ParseCommand(line)
+	if lerr != nil {
+		s.enqueue(&Request{ID: lerr.ID, fail: lerr})
 		return
 	}
-	var env struct {
-		ID   json.RawMessage `json:"id"`
-		Type json.RawMessage `json:"type"`
-	}
-	if err := json.Unmarshal(line, &env); err != nil {
-		s.respond(&Request{}, "unknown", nil, errors.New("Invalid command: a command must be a JSON object"))
-		return
-	}
-	req := &Request{ID: compactID(env.ID), Raw: line}
-	if env.Type == nil {
-		s.respond(req, "", nil, errors.New("Unknown command: undefined"))
-		return
-	}
-	if err := json.Unmarshal(env.Type, &req.Type); err != nil {
-		s.respond(req, "unknown", nil, errors.New("Invalid command: field \"type\" must be a string"))
-		return
-	}
-	if req.Type == "extension_ui_response" {
+	if IsUIResponse(req) {
 		if s.UI != nil {
-			s.UI(line)
+			s.UI(req.Raw)
 		}
 		return
 	}
 	cmd, ok := lookup(req.Type)
 	if !ok {
-		s.respond(req, req.Type, nil, fmt.Errorf("Unknown command: %s", req.Type))
+		req.fail = &LineError{ID: req.ID, Command: req.Type, Err: fmt.Errorf("Unknown command: %s", req.Type)}
+		s.enqueue(req)
 		return
 	}
-	if cmd.Lane == Concurrent {
-		s.concWG.Add(1)
-		go func() {
-			defer s.concWG.Done()
-			s.run(cmd, req)
-		}()
+	if cmd.Lane != Concurrent {
+		s.enqueue(req)
+		return
+	}
+	s.inMu.RLock()
+	defer s.inMu.RUnlock()
+	if s.inClosed {
+		return
+	}
+	s.concWG.Add(1)
+	go func() {
+		defer s.concWG.Done()
+		s.run(cmd, req)
+	}()
+}
+
+// enqueue hands a request to the ordinary lane; after Shutdown it is
+// dropped (there is no output left to answer on).
+func (s *Server) enqueue(req *Request) {
+	s.inMu.RLock()
+	defer s.inMu.RUnlock()
+	if s.inClosed {
 		return
 	}
 	s.ordinary <- req
@@ -274,6 +235,10 @@ func (s *Server) HandleLine(line []byte) {
 func (s *Server) ordinaryLoop() {
 	defer s.ordWG.Done()
 	for req := range s.ordinary {
+		if req.fail != nil {
+			s.respond(req, req.fail.Command, nil, req.fail.Err)
+			continue
+		}
 		cmd, _ := lookup(req.Type)
 		s.run(cmd, req)
 	}
@@ -298,17 +263,6 @@ func (s *Server) run(cmd Command, req *Request) {
 	if err == nil && req.after != nil {
 		req.after()
 	}
-}
-
-func (s *Server) respondParseError(line []byte) {
-	var v any
-	msg := "Unexpected end of JSON input"
-	if len(line) > 0 && !isBlank(line) {
-		if err := json.Unmarshal(line, &v); err != nil {
-			msg = err.Error()
-		}
-	}
-	s.respond(&Request{}, "parse", nil, errors.New("Failed to parse command: "+msg))
 }
 
 // respond writes the single response of a request. An empty command omits
@@ -343,15 +297,4 @@ func (s *Server) respond(req *Request, command string, data any, err error) {
 	}
 	buf = append(buf, '}', '\n')
 	s.out.SendLine(buf)
-}
-
-func compactID(id json.RawMessage) json.RawMessage {
-	if id == nil {
-		return nil
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, id); err != nil {
-		return id
-	}
-	return buf.Bytes()
 }

@@ -2,14 +2,21 @@ package rpc
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
+	"time"
 )
+
+// ErrAbandoned is the writer's error once it gave up on a stalled stream.
+var ErrAbandoned = errors.New("output abandoned: the client stopped reading")
 
 // Writer is the only writer of the protocol stream. Records are queued by
 // any goroutine and written, one line each, by a single goroutine in the
 // order they were queued. A full queue blocks the sender, which gives the
-// agent back-pressure when the client stops reading.
+// agent back-pressure when the client stops reading. The buffer is flushed
+// whenever the queue runs empty, so a record never waits behind nothing.
 type Writer struct {
 	ch     chan []byte
 	done   chan struct{}
@@ -18,12 +25,17 @@ type Writer struct {
 	emu    sync.Mutex // guards err
 	err    error
 	onErr  func(error)
+
+	stop      chan struct{} // closed when the stream is abandoned
+	stopOnce  sync.Once
+	busySince atomic.Int64 // unix nanoseconds a write began; 0 when idle
+	watching  atomic.Bool
 }
 
 // NewWriter starts the writer goroutine on w. onErr, if set, is called once
 // when a write fails (for example when the client went away).
 func NewWriter(w io.Writer, onErr func(error)) *Writer {
-	wr := &Writer{ch: make(chan []byte, 4096), done: make(chan struct{}), onErr: onErr}
+	wr := &Writer{ch: make(chan []byte, 4096), done: make(chan struct{}), stop: make(chan struct{}), onErr: onErr}
 	go wr.loop(w)
 	return wr
 }
@@ -36,19 +48,22 @@ func (w *Writer) loop(out io.Writer) {
 		if failed {
 			continue // drain so that senders never block on a dead stream
 		}
-		if _, err := bw.Write(rec); err == nil && len(w.ch) == 0 {
+		w.busySince.Store(time.Now().UnixNano())
+		_, err := bw.Write(rec)
+		if err == nil && len(w.ch) == 0 {
 			err = bw.Flush()
-			if err != nil {
-				failed = w.fail(err)
-			}
-		} else if err != nil {
+		}
+		w.busySince.Store(0)
+		if err != nil {
 			failed = w.fail(err)
 		}
 	}
 	if !failed {
+		w.busySince.Store(time.Now().UnixNano())
 		if err := bw.Flush(); err != nil {
 			w.fail(err)
 		}
+		w.busySince.Store(0)
 	}
 }
 
@@ -59,7 +74,7 @@ func (w *Writer) fail(err error) bool {
 		w.err = err
 	}
 	w.emu.Unlock()
-	if first && w.onErr != nil {
+	if first && w.onErr != nil && !errors.Is(err, ErrAbandoned) {
 		go w.onErr(err)
 	}
 	return true
@@ -75,7 +90,8 @@ func (w *Writer) Send(rec []byte) {
 }
 
 // SendLine queues a record that already ends with a newline and is not
-// used by the caller afterwards.
+// used by the caller afterwards. It blocks while the queue is full, until
+// the stream drains or is abandoned.
 func (w *Writer) SendLine(line []byte) {
 	w.cmu.RLock()
 	defer w.cmu.RUnlock()
@@ -84,11 +100,51 @@ func (w *Writer) SendLine(line []byte) {
 	}
 	// Holding the shared lock while sending keeps Close from closing the
 	// channel under a sender; the writer goroutine never takes it, so a
-	// full queue only waits for the stream to drain.
-	w.ch <- line
+	// full queue only waits for the stream to drain (or be abandoned).
+	select {
+	case w.ch <- line:
+	case <-w.stop:
+	}
 }
 
-// Close writes everything queued, flushes, and stops the writer.
+// Abandon gives up on the stream: queued and later records are dropped,
+// senders no longer block, and Close no longer waits for a write that
+// does not finish.
+func (w *Writer) Abandon() {
+	w.stopOnce.Do(func() {
+		w.fail(ErrAbandoned)
+		close(w.stop)
+	})
+}
+
+// WatchStall abandons the stream as soon as one write has been blocked for
+// longer than d (a client that stopped reading). It watches until the
+// writer has finished; calling it again does nothing.
+func (w *Writer) WatchStall(d time.Duration) {
+	if d <= 0 || !w.watching.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		tick := time.NewTicker(d / 4)
+		defer tick.Stop()
+		for {
+			select {
+			case <-w.done:
+				return
+			case <-w.stop:
+				return
+			case <-tick.C:
+				if since := w.busySince.Load(); since != 0 && time.Since(time.Unix(0, since)) > d {
+					w.Abandon()
+					return
+				}
+			}
+		}
+	}()
+}
+
+// Close writes everything queued, flushes, and stops the writer. After
+// Abandon it returns without waiting for a blocked write.
 func (w *Writer) Close() error {
 	w.cmu.Lock()
 	if !w.closed {
@@ -96,7 +152,10 @@ func (w *Writer) Close() error {
 		close(w.ch)
 	}
 	w.cmu.Unlock()
-	<-w.done
+	select {
+	case <-w.done:
+	case <-w.stop:
+	}
 	return w.Err()
 }
 

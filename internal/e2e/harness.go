@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,7 @@ var (
 )
 
 // Binary builds cmd/atomic once per test process and returns its path.
+// With ATOMIC_E2E_RACE=1 in the environment it is built with -race.
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -40,7 +42,11 @@ func Binary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "atomic")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/atomic")
+		args := []string{"build", "-o", binPath}
+		if os.Getenv("ATOMIC_E2E_RACE") != "" {
+			args = append(args, "-race") // race-check the binary too
+		}
+		cmd := exec.Command("go", append(args, "./cmd/atomic")...)
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -75,6 +81,9 @@ type Options struct {
 	Script []map[string]any
 	// NoMode leaves out --mode rpc (for print and json mode tests).
 	NoMode bool
+	// RawStdout turns off the check, made when the test ends, that every
+	// stdout line is one JSON object (for print mode).
+	RawStdout bool
 }
 
 // Record is one line the agent wrote to stdout, decoded.
@@ -104,19 +113,26 @@ type Agent struct {
 	exitErr error
 }
 
-// Start launches the agent.
-func Start(t testing.TB, opts Options) *Agent {
+// Env describes the isolated environment Command prepared.
+type Env struct {
+	Home     string // isolated HOME
+	AgentDir string // ATOMIC_CODING_AGENT_DIR
+	Dir      string // working directory
+	Record   string // path of the faux request record file
+}
+
+// Command prepares (without starting) the binary with opts in an isolated
+// environment: a fresh HOME and agent directory, no provider credentials,
+// the faux script written to a file, and a faux request record file.
+func Command(t testing.TB, opts Options) (*exec.Cmd, Env) {
 	t.Helper()
 	bin := Binary(t)
 	home := t.TempDir()
-	dir := opts.Dir
-	if dir == "" {
-		dir = t.TempDir()
+	e := Env{Home: home, AgentDir: filepath.Join(home, ".atomic", "agent"), Dir: opts.Dir, Record: filepath.Join(home, "faux-record.jsonl")}
+	if e.Dir == "" {
+		e.Dir = t.TempDir()
 	}
-	a := &Agent{t: t, Home: home, AgentDir: filepath.Join(home, ".atomic", "agent"), Dir: dir, exited: make(chan struct{})}
-	a.cond = sync.NewCond(&a.mu)
-	a.Record = filepath.Join(home, "faux-record.jsonl")
-	if err := os.MkdirAll(a.AgentDir, 0o700); err != nil {
+	if err := os.MkdirAll(e.AgentDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	args := []string{}
@@ -125,7 +141,7 @@ func Start(t testing.TB, opts Options) *Agent {
 	}
 	args = append(args, opts.Args...)
 	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
+	cmd.Dir = e.Dir
 	env := []string{}
 	for _, kv := range os.Environ() {
 		k := kv[:strings.IndexByte(kv, '=')]
@@ -134,7 +150,7 @@ func Start(t testing.TB, opts Options) *Agent {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+home, "ATOMIC_CODING_AGENT_DIR="+a.AgentDir, "ATOMIC_FAUX_RECORD="+a.Record)
+	env = append(env, "HOME="+home, "ATOMIC_CODING_AGENT_DIR="+e.AgentDir, "ATOMIC_FAUX_RECORD="+e.Record)
 	if opts.Script != nil {
 		path := filepath.Join(home, "faux-script.jsonl")
 		var buf bytes.Buffer
@@ -155,6 +171,54 @@ func Start(t testing.TB, opts Options) *Agent {
 		env = append(env, k+"="+v)
 	}
 	cmd.Env = env
+	return cmd, e
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	Stdout, Stderr string
+	ExitCode       int
+}
+
+// Run runs the binary to completion with stdin as its input (print and
+// json mode tests; set opts.NoMode) and returns what it wrote.
+func Run(t testing.TB, opts Options, stdin string, timeout time.Duration) Result {
+	t.Helper()
+	cmd, _ := Command(t, opts)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(timeout):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("atomic %v did not exit within %v; stderr:\n%s", cmd.Args[1:], timeout, stderr.String())
+	}
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			res.ExitCode = ee.ExitCode()
+		} else {
+			t.Fatal(err)
+		}
+	}
+	return res
+}
+
+// Start launches the agent.
+func Start(t testing.TB, opts Options) *Agent {
+	t.Helper()
+	cmd, env := Command(t, opts)
+	a := &Agent{t: t, Home: env.Home, AgentDir: env.AgentDir, Dir: env.Dir, Record: env.Record, exited: make(chan struct{})}
+	a.cond = sync.NewCond(&a.mu)
 	var err error
 	a.stdin, err = cmd.StdinPipe()
 	if err != nil {
@@ -181,6 +245,13 @@ func Start(t testing.TB, opts Options) *Agent {
 		case <-time.After(5 * time.Second):
 			_ = cmd.Process.Kill()
 			<-a.exited
+		}
+		a.waitEOF(2 * time.Second)
+		if !opts.RawStdout {
+			a.checkStdout()
+		}
+		if strings.Contains(a.Stderr(), "WARNING: DATA RACE") {
+			t.Errorf("the agent reported a data race")
 		}
 		if t.Failed() {
 			t.Logf("agent stderr:\n%s", a.Stderr())
@@ -224,6 +295,59 @@ func (a *Agent) readLoop(r io.Reader) {
 			return
 		}
 	}
+}
+
+// waitEOF waits until stdout was read to its end (after the process
+// exited), or the timeout passed.
+func (a *Agent) waitEOF(timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for {
+		a.mu.Lock()
+		eof := a.eof
+		a.mu.Unlock()
+		if eof || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// checkStdout fails the test unless every line the agent wrote to stdout
+// is exactly one JSON object ended by LF: nothing but protocol records may
+// ever reach stdout.
+func (a *Agent) checkStdout() {
+	a.t.Helper()
+	for i, line := range a.RawLines() {
+		if err := CheckRecordLine(line); err != nil {
+			a.t.Errorf("stdout line %d is not a protocol record: %v\n%q", i+1, err, clip(line, 300))
+		}
+	}
+}
+
+// CheckRecordLine returns an error unless line is one JSON object followed
+// by a single LF.
+func CheckRecordLine(line []byte) error {
+	if len(line) == 0 || line[len(line)-1] != '\n' {
+		return fmt.Errorf("line does not end with LF")
+	}
+	body := line[:len(line)-1]
+	if bytes.IndexByte(body, '\n') >= 0 || bytes.HasSuffix(body, []byte("\r")) {
+		return fmt.Errorf("line holds a stray line break")
+	}
+	if !json.Valid(body) {
+		return fmt.Errorf("not valid JSON")
+	}
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
+		return fmt.Errorf("not a JSON object")
+	}
+	return nil
+}
+
+func clip(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
 }
 
 // Stderr returns what the agent wrote to stderr so far.
@@ -270,6 +394,46 @@ func (a *Agent) Request(cmd map[string]any) Record {
 	a.Send(cmd)
 	return a.WaitFrom(from, 10*time.Second, func(r Record) bool {
 		return r.Type() == "response" && fmt.Sprint(r["id"]) == fmt.Sprint(id)
+	})
+}
+
+// Responses returns the responses read so far whose id, written as JSON,
+// equals id written as JSON (so 1 and "1" differ).
+func (a *Agent) Responses(id any) []Record {
+	want, _ := json.Marshal(id)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []Record
+	for _, r := range a.records {
+		if r.Type() != "response" {
+			continue
+		}
+		got, ok := r["id"]
+		if !ok {
+			continue
+		}
+		if b, _ := json.Marshal(got); bytes.Equal(b, want) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// WaitResponse waits for the response carrying id (compared as in
+// Responses) among the records from index from.
+func (a *Agent) WaitResponse(from int, id any) Record {
+	a.t.Helper()
+	want, _ := json.Marshal(id)
+	return a.WaitFrom(from, 10*time.Second, func(r Record) bool {
+		if r.Type() != "response" {
+			return false
+		}
+		got, ok := r["id"]
+		if !ok {
+			return false
+		}
+		b, _ := json.Marshal(got)
+		return bytes.Equal(b, want)
 	})
 }
 
@@ -383,6 +547,16 @@ func (a *Agent) Wait(timeout time.Duration) int {
 		return ee.ExitCode()
 	}
 	return -1
+}
+
+// Exited reports whether the process has exited.
+func (a *Agent) Exited() bool {
+	select {
+	case <-a.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // Process returns the OS process.
