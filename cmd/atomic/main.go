@@ -104,7 +104,7 @@ func run(args []string) int {
 	rt, err := app.New(app.Options{
 		Cwd: cwd, Mode: mode, Settings: loaded,
 		Provider: f.provider, Model: f.model, ThinkingLevel: f.thinking,
-		NoSession: f.noSession, SessionPath: f.session, SessionName: f.name,
+		NoSession: f.noSession, SessionPath: f.session, Continue: f.continueLatest, SessionName: f.name,
 		Tools: tools, NoTools: f.noTools,
 		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: readTextOrFile(f.appendSystem),
 		Skills: f.skills, PromptTemplates: f.promptTmpls,

@@ -13,7 +13,9 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 
+	"github.com/atomic-go/atomic/host/compaction"
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
@@ -40,7 +42,8 @@ type Options struct {
 	ThinkingLevel string // --thinking
 
 	NoSession   bool
-	SessionPath string
+	SessionPath string // --session: open (or create) this file
+	Continue    bool   // -c: continue the latest session of the cwd
 	SessionName string
 
 	Tools   []string // --tools; nil means the defaults
@@ -85,8 +88,13 @@ type Runtime struct {
 	// that the last event a client sees matches the queue.
 	qmu sync.Mutex
 
+	cwd atomic.Pointer[string] // follows the session (sessions.go)
+
 	mu           sync.Mutex
 	sess         *session.Session
+	lazy         *session.Plan // context not loaded yet (sessions.go)
+	sessHooks    SessionHooks
+	ctxRules     session.ContextRules
 	model        *llm.Model
 	thinking     string
 	messages     []llm.Message
@@ -165,16 +173,18 @@ func New(opts Options) (*Runtime, error) {
 		active = nil
 	}
 	rt.tools = tools.NewRegistryWithBuiltins(active)
-	rt.initResources()
 
-	rt.sess = session.NewInMemory(opts.Cwd)
+	rt.cwd.Store(&opts.Cwd)
+	rt.ctxRules = compaction.ContextRules
 	if err := rt.selectInitialModel(); err != nil {
 		return nil, err
 	}
-	if opts.SessionName != "" {
-		name := opts.SessionName
-		rt.sess.Append(session.Entry{Type: session.TypeSessionInfo, Name: &name})
+	// The session decides the working directory, which the resources
+	// are discovered for.
+	if err := rt.openInitialSession(); err != nil {
+		return nil, err
 	}
+	rt.initResources()
 	return rt, nil
 }
 
@@ -314,8 +324,8 @@ func (rt *Runtime) Emit(ev events.Event) {
 // Mode returns the mode the runtime serves.
 func (rt *Runtime) Mode() string { return rt.opts.Mode }
 
-// Cwd returns the working directory.
-func (rt *Runtime) Cwd() string { return rt.opts.Cwd }
+// Cwd returns the working directory (the session's, see sessions.go).
+func (rt *Runtime) Cwd() string { return *rt.cwd.Load() }
 
 // Log returns the runtime's logger (stderr or a log file).
 func (rt *Runtime) Log() *slog.Logger { return rt.log }
@@ -332,6 +342,7 @@ func (rt *Runtime) Close() {
 	rt.mu.Unlock()
 	rt.Abort()
 	rt.cancelBase()
+	rt.closeSession()
 }
 
 // systemPrompt builds the system prompt for the current tools and

@@ -3,7 +3,11 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/atomic-go/atomic/host/compaction"
 	"github.com/atomic-go/atomic/host/events"
@@ -267,7 +271,8 @@ func (rt *Runtime) compactNow(ctx context.Context, reason string, urgency compac
 	}
 	rt.mu.Lock()
 	if rt.sess == sess {
-		rt.messages = compaction.BuildContext(sess.Branch("")).Messages
+		rt.messages = nil
+		rt.lazy = sess.Plan(rt.ctxRules)
 	}
 	rt.mu.Unlock()
 	if hooks.After != nil {
@@ -289,8 +294,9 @@ func (rt *Runtime) thresholdExceeded() bool {
 		return false
 	}
 	limit := rt.model.ContextWindow - rt.settings.Compaction.ReserveTokens
-	for i := len(rt.messages) - 1; i >= 0; i-- {
-		m := &rt.messages[i]
+	msgs := rt.contextLocked()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := &msgs[i]
 		if m.Role != llm.RoleAssistant {
 			continue
 		}
@@ -389,10 +395,48 @@ func lastAssistant(msgs []llm.Message) *llm.Message {
 // to <file>.<timestamp>.<label>.bak. It returns "" for a session that has
 // no file yet.
 func (rt *Runtime) backupSession(sess *session.Session, label string) (string, error) {
-	return "", nil
+	if !sess.Persisted() || !sess.Saved() {
+		return "", nil
+	}
+	src := sess.Path()
+	stamp := strings.NewReplacer(":", "-", ".", "-").Replace(session.Timestamp(time.Now()))
+	dst := src + "." + stamp + "." + label + ".bak"
+	if err := copyFile(src, dst); err != nil {
+		return "", fmt.Errorf("cannot back up the session file before compacting: %w", err)
+	}
+	return dst, nil
 }
 
-// appendCompaction appends the compaction entry to the session.
+// copyFile copies src to a new file dst (mode 0600) and syncs it.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		os.Remove(dst)
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		os.Remove(dst)
+		return err
+	}
+	return out.Close()
+}
+
+// appendCompaction appends the compaction entry. A failed write is logged:
+// the entry stays in the session and is written with the next append.
 func (rt *Runtime) appendCompaction(sess *session.Session, e session.Entry) (*session.Entry, error) {
-	return sess.Append(e), nil
+	ep, err := sess.AppendEntry(e)
+	if err != nil {
+		rt.log.Error("cannot write the compaction entry; it is kept in memory and written with the next entry", "file", sess.Path(), "err", err)
+	}
+	return ep, nil
 }

@@ -205,6 +205,7 @@ func TestThresholdUsesLatestAssistantUsage(t *testing.T) {
 	m := faux.Models()[1]
 	rt.model = &m
 	limit := m.ContextWindow - rt.settings.Compaction.ReserveTokens
+	rt.lazy = nil
 	rt.messages = []llm.Message{{Role: llm.RoleAssistant, StopReason: llm.StopStop, Usage: llm.Usage{Input: limit + 1}}}
 	if !rt.thresholdExceeded() {
 		t.Fatal("above the limit")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/atomic-go/atomic/host/agent"
 	"github.com/atomic-go/atomic/host/events"
@@ -262,7 +261,7 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 			rt.agentEvent(ev)
 		}
 		rt.mu.Lock()
-		history := append([]llm.Message(nil), rt.messages...)
+		history := append([]llm.Message(nil), rt.contextLocked()...)
 		rt.mu.Unlock()
 		agent.Run(run.ctx, cfg, history, prompts)
 		if rec.after(rt, run) {
@@ -339,7 +338,7 @@ func (rt *Runtime) agentConfig() *agent.Config {
 	cfg := &agent.Config{
 		Model: model, Provider: provider, APIKey: key, Headers: model.Headers,
 		SystemPrompt: rt.systemPrompt(), ThinkingLevel: level, SessionID: sess.ID(),
-		Tools: rt.tools, Cwd: rt.opts.Cwd, Env: rt.toolEnv(),
+		Tools: rt.tools, Cwd: rt.Cwd(), Env: rt.toolEnv(),
 		Emit:     rt.agentEvent,
 		Steering: func() []llm.Message { return rt.dequeue(true) },
 		FollowUp: func() []llm.Message { return rt.dequeue(false) },
@@ -355,6 +354,9 @@ func (rt *Runtime) toolEnv() []string {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	env := []string{"ATOMIC_SESSION_ID=" + rt.sess.ID(), "AI_AGENT=atomic"}
+	if p := rt.sess.Path(); p != "" {
+		env = append(env, "ATOMIC_SESSION_FILE="+p)
+	}
 	if rt.model != nil {
 		env = append(env, "ATOMIC_PROVIDER="+rt.model.Provider, "ATOMIC_MODEL="+rt.model.ID)
 	}
@@ -368,7 +370,7 @@ func (rt *Runtime) toolEnv() []string {
 func (rt *Runtime) agentEvent(ev events.Event) {
 	if end, ok := ev.(events.MessageEnd); ok {
 		rt.mu.Lock()
-		rt.messages = append(rt.messages, end.Message)
+		rt.messages = append(rt.contextLocked(), end.Message)
 		sess := rt.sess
 		rt.mu.Unlock()
 		sess.AppendMessage(end.Message)
@@ -447,28 +449,9 @@ func (rt *Runtime) IsStreaming() bool {
 	return rt.run != nil
 }
 
-// LastAssistantText returns the trimmed text of the latest assistant
-// message that has text, and false when there is none.
-func (rt *Runtime) LastAssistantText() (string, bool) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	for i := len(rt.messages) - 1; i >= 0; i-- {
-		m := &rt.messages[i]
-		if m.Role != llm.RoleAssistant {
-			continue
-		}
-		text := strings.TrimSpace(m.Content.JoinText(""))
-		if text == "" && m.StopReason == llm.StopAborted {
-			continue
-		}
-		return text, true
-	}
-	return "", false
-}
-
 // Messages returns the conversation's messages (the current context).
 func (rt *Runtime) Messages() []llm.Message {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	return append([]llm.Message(nil), rt.messages...)
+	return append([]llm.Message(nil), rt.contextLocked()...)
 }

@@ -121,7 +121,7 @@ func (rt *Runtime) discoverResources(ctx context.Context, reason string) *resour
 		home = filepath.Clean(home)
 	}
 	opts := resources.Options{
-		Cwd: rt.opts.Cwd, AgentDir: paths.AgentDir, Home: home, ProjectTrusted: trusted,
+		Cwd: rt.Cwd(), AgentDir: paths.AgentDir, Home: home, ProjectTrusted: trusted,
 		NoSkills: rt.opts.NoSkills, NoTemplates: rt.opts.NoPromptTemplates, NoContextFiles: rt.opts.NoContextFiles,
 		BuiltinCacheDir: builtinCacheDir(paths.AgentDir),
 	}
@@ -258,7 +258,8 @@ func (rt *Runtime) cachedSystemPrompt() string {
 	}
 	rt.res.mu.Lock()
 	defer rt.res.mu.Unlock()
-	key := fmt.Sprintf("%d|%s|%s", rt.res.gen, now.Format("2006-01-02"), strings.Join(names, ","))
+	cwd := rt.Cwd() // the session's working directory (sessions.go)
+	key := fmt.Sprintf("%d|%s|%s|%s", rt.res.gen, now.Format("2006-01-02"), strings.Join(names, ","), cwd)
 	if key == rt.res.promptKey {
 		return rt.res.prompt
 	}
@@ -275,7 +276,7 @@ func (rt *Runtime) cachedSystemPrompt() string {
 		appendText = set.AppendText
 	}
 	rt.res.prompt = resources.BuildSystemPrompt(resources.SystemPromptInput{
-		Tools: active, Cwd: rt.opts.Cwd, Custom: custom, Append: appendText,
+		Tools: active, Cwd: cwd, Custom: custom, Append: appendText,
 		ContextFiles: set.ContextFiles, Skills: set.Skills, Now: now,
 	})
 	rt.res.promptKey = key

@@ -1,9 +1,7 @@
 package app
 
 import (
-	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
-	"github.com/atomic-go/atomic/host/session"
 )
 
 // State is the get_state view of the runtime.
@@ -31,8 +29,8 @@ func (rt *Runtime) State() State {
 	st := State{
 		ThinkingLevel: rt.thinking, IsStreaming: rt.run != nil, IsCompacting: rt.isCompactingLocked(),
 		SteeringMode: rt.steeringMode, FollowUpMode: rt.followUpMode,
-		SessionID: rt.sess.ID(), SessionName: rt.sess.Name(),
-		AutoCompactionEnabled: rt.autoCompact, MessageCount: len(rt.messages),
+		SessionFile: rt.sess.Path(), SessionID: rt.sess.ID(), SessionName: rt.sess.Name(),
+		AutoCompactionEnabled: rt.autoCompact, MessageCount: rt.messageCountLocked(),
 		PendingMessageCount: len(rt.steering) + len(rt.followUp),
 		ResourceOverlaps:    []any{},
 	}
@@ -41,24 +39,6 @@ func (rt *Runtime) State() State {
 		st.Model = &m
 	}
 	return st
-}
-
-// NewSession replaces the session with an empty one. It reports whether an
-// extension cancelled the switch.
-func (rt *Runtime) NewSession(parentSession string) (cancelled bool, err error) {
-	rt.Abort()
-	rt.qmu.Lock()
-	defer rt.qmu.Unlock()
-	rt.mu.Lock()
-	rt.sess = session.NewInMemory(rt.opts.Cwd)
-	rt.messages = nil
-	hadQueue := len(rt.steering)+len(rt.followUp) > 0
-	rt.steering, rt.followUp = nil, nil
-	rt.mu.Unlock()
-	if hadQueue {
-		rt.Emit(events.QueueUpdate{Steering: []string{}, FollowUp: []string{}})
-	}
-	return false, nil
 }
 
 // SetAutoCompaction turns automatic compaction on or off.

@@ -109,6 +109,10 @@ func Boundary(c *session.Entry, kept []*session.Entry) []llm.Message {
 	return []llm.Message{BoundaryMessage(c, kept)}
 }
 
+// ContextRules make verbatim-lines compactions the context boundaries of
+// a session: one boundary message, then the entries after the compaction.
+var ContextRules = session.ContextRules{Active: IsBoundary, Boundary: Boundary}
+
 // BuildContext is session.BuildContext with the newest verbatim-lines
 // boundary applied: the boundary message, then every entry after it.
 func BuildContext(branch []*session.Entry) session.Context {

@@ -7,6 +7,8 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/atomic-go/atomic/internal/jsonscan"
 )
 
 // Content block types.
@@ -107,47 +109,67 @@ var knownBlockKeys = map[string]map[string]bool{
 	BlockToolCall: {"type": true, "id": true, "name": true, "arguments": true, "thoughtSignature": true},
 }
 
-// UnmarshalJSON reads any block shape leniently.
+// UnmarshalJSON reads any block shape leniently, in one walk over the
+// object; keys the block's type does not read are kept in Extra.
 func (b *ContentBlock) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		Type              string         `json:"type"`
-		Text              string         `json:"text"`
-		TextSignature     string         `json:"textSignature"`
-		Thinking          string         `json:"thinking"`
-		ThinkingSignature string         `json:"thinkingSignature"`
-		Redacted          bool           `json:"redacted"`
-		Data              string         `json:"data"`
-		MimeType          string         `json:"mimeType"`
-		ID                string         `json:"id"`
-		Name              string         `json:"name"`
-		Arguments         map[string]any `json:"arguments"`
-		ThoughtSignature  string         `json:"thoughtSignature"`
+	*b = ContentBlock{}
+	if jsonscan.IsNull(data) {
+		return nil
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var err error
+	type member struct{ key, value []byte }
+	var members []member
+	str := func(v []byte, k string, dst *string) { *dst, err = jsonscan.String(v, k) }
+	ok := jsonscan.Fields(data, func(key, v []byte) bool {
+		members = append(members, member{key, v})
+		switch k := string(key); k {
+		case "type":
+			str(v, k, &b.Type)
+		case "text":
+			str(v, k, &b.Text)
+		case "textSignature":
+			str(v, k, &b.TextSignature)
+		case "thinking":
+			str(v, k, &b.Thinking)
+		case "thinkingSignature":
+			str(v, k, &b.ThinkingSignature)
+		case "redacted":
+			b.Redacted, err = jsonscan.Bool(v, k)
+		case "data":
+			str(v, k, &b.Data)
+		case "mimeType":
+			str(v, k, &b.MimeType)
+		case "id":
+			str(v, k, &b.ID)
+		case "name":
+			str(v, k, &b.Name)
+		case "arguments":
+			b.Arguments = nil
+			err = jsonscan.Any(v, &b.Arguments)
+		case "thoughtSignature":
+			str(v, k, &b.ThoughtSignature)
+		}
+		return err == nil
+	})
+	if err != nil {
 		return err
 	}
-	*b = ContentBlock{
-		Type: raw.Type, Text: raw.Text, TextSignature: raw.TextSignature,
-		Thinking: raw.Thinking, ThinkingSignature: raw.ThinkingSignature, Redacted: raw.Redacted,
-		Data: raw.Data, MimeType: raw.MimeType,
-		ID: raw.ID, Name: raw.Name, Arguments: raw.Arguments, ThoughtSignature: raw.ThoughtSignature,
+	if !ok {
+		return fmt.Errorf("json: a content block must be a JSON object")
 	}
 	if b.Type == BlockToolCall && b.Arguments == nil {
 		b.Arguments = map[string]any{}
 	}
-	known, ok := knownBlockKeys[b.Type]
-	if !ok {
+	known, found := knownBlockKeys[b.Type]
+	if !found {
 		known = map[string]bool{"type": true, "text": true}
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(data, &all); err == nil {
-		for k, v := range all {
-			if !known[k] {
-				if b.Extra == nil {
-					b.Extra = map[string]json.RawMessage{}
-				}
-				b.Extra[k] = v
+	for _, m := range members {
+		if !known[string(m.key)] {
+			if b.Extra == nil {
+				b.Extra = map[string]json.RawMessage{}
 			}
+			b.Extra[string(m.key)] = append(json.RawMessage(nil), m.value...)
 		}
 	}
 	return nil
@@ -196,9 +218,9 @@ func (c Content) isPlainText() bool {
 // UnmarshalJSON accepts a string or an array of blocks.
 func (c *Content) UnmarshalJSON(data []byte) error {
 	if len(data) > 0 && data[0] == '"' {
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
-			return err
+		s, ok := jsonscan.Unquote(data)
+		if !ok {
+			return fmt.Errorf("content must be a string or an array of blocks")
 		}
 		c.Blocks = []ContentBlock{Text(s)}
 		c.AsString = true
@@ -208,8 +230,20 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 		c.Blocks = nil
 		return nil
 	}
-	var blocks []ContentBlock
-	if err := json.Unmarshal(data, &blocks); err != nil {
+	blocks := []ContentBlock{}
+	var err error
+	ok := jsonscan.Elements(data, func(v []byte) bool {
+		var b ContentBlock
+		if err = b.UnmarshalJSON(v); err != nil {
+			return false
+		}
+		blocks = append(blocks, b)
+		return true
+	})
+	if err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("not an array")
+		}
 		return fmt.Errorf("content must be a string or an array of blocks: %w", err)
 	}
 	c.Blocks = blocks

@@ -2,7 +2,10 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
+
+	"github.com/atomic-go/atomic/internal/jsonscan"
 )
 
 // Message roles. The first three are what providers understand; the others
@@ -168,85 +171,94 @@ func (m Message) AppendJSON(dst []byte) []byte {
 	return w.close()
 }
 
-var knownMessageKeys = map[string]bool{
-	"role": true, "content": true, "api": true, "provider": true, "model": true,
-	"responseId": true, "usage": true, "stopReason": true, "errorMessage": true,
-	"endTurn": true, "toolCallId": true, "toolName": true, "details": true,
-	"isError": true, "command": true, "output": true, "exitCode": true,
-	"cancelled": true, "truncated": true, "fullOutputPath": true,
-	"customType": true, "display": true, "excludeFromContext": true,
-	"summary": true, "fromId": true, "timestamp": true,
-}
-
-// UnmarshalJSON reads any message shape; unknown keys go to Extra.
+// UnmarshalJSON reads any message shape; unknown keys go to Extra. It walks
+// the object once with jsonscan instead of decoding it several times, as
+// session files hold many large messages.
 func (m *Message) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		Role               string  `json:"role"`
-		Content            Content `json:"content"`
-		API                string  `json:"api"`
-		Provider           string  `json:"provider"`
-		Model              string  `json:"model"`
-		ResponseID         string  `json:"responseId"`
-		Usage              Usage   `json:"usage"`
-		StopReason         string  `json:"stopReason"`
-		ErrorMessage       string  `json:"errorMessage"`
-		EndTurn            *bool   `json:"endTurn"`
-		ToolCallID         string  `json:"toolCallId"`
-		ToolName           string  `json:"toolName"`
-		Details            any     `json:"details"`
-		IsError            bool    `json:"isError"`
-		Command            string  `json:"command"`
-		Output             string  `json:"output"`
-		ExitCode           *int    `json:"exitCode"`
-		Cancelled          bool    `json:"cancelled"`
-		Truncated          bool    `json:"truncated"`
-		FullOutputPath     *string `json:"fullOutputPath"`
-		CustomType         string  `json:"customType"`
-		Display            bool    `json:"display"`
-		ExcludeFromContext bool    `json:"excludeFromContext"`
-		Summary            string  `json:"summary"`
-		FromID             string  `json:"fromId"`
-		Timestamp          any     `json:"timestamp"`
+	*m = Message{}
+	if jsonscan.IsNull(data) {
+		return nil
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var err error
+	str := func(v []byte, k string, dst *string) { *dst, err = jsonscan.String(v, k) }
+	boolean := func(v []byte, k string, dst *bool) { *dst, err = jsonscan.Bool(v, k) }
+	ok := jsonscan.Fields(data, func(key, v []byte) bool {
+		switch k := string(key); k {
+		case "role":
+			str(v, k, &m.Role)
+		case "content":
+			err = m.Content.UnmarshalJSON(v)
+		case "api":
+			str(v, k, &m.API)
+		case "provider":
+			str(v, k, &m.Provider)
+		case "model":
+			str(v, k, &m.Model)
+		case "responseId":
+			str(v, k, &m.ResponseID)
+		case "usage":
+			m.Usage = Usage{}
+			err = jsonscan.Any(v, &m.Usage)
+		case "stopReason":
+			str(v, k, &m.StopReason)
+		case "errorMessage":
+			str(v, k, &m.ErrorMessage)
+		case "endTurn":
+			m.EndTurn, err = jsonscan.BoolPtr(v, k)
+		case "toolCallId":
+			str(v, k, &m.ToolCallID)
+		case "toolName":
+			str(v, k, &m.ToolName)
+		case "details":
+			m.Details = nil
+			err = jsonscan.Any(v, &m.Details)
+		case "isError":
+			boolean(v, k, &m.IsError)
+		case "command":
+			str(v, k, &m.Command)
+		case "output":
+			str(v, k, &m.Output)
+		case "exitCode":
+			m.ExitCode = nil
+			err = jsonscan.Any(v, &m.ExitCode)
+		case "cancelled":
+			boolean(v, k, &m.Cancelled)
+		case "truncated":
+			boolean(v, k, &m.Truncated)
+		case "fullOutputPath":
+			str(v, k, &m.FullOutputPath)
+		case "customType":
+			str(v, k, &m.CustomType)
+		case "display":
+			boolean(v, k, &m.Display)
+		case "excludeFromContext":
+			boolean(v, k, &m.ExcludeFromContext)
+		case "summary":
+			str(v, k, &m.Summary)
+		case "fromId":
+			str(v, k, &m.FromID)
+		case "timestamp":
+			m.Timestamp = jsonscan.Millis(v, parseTimeString)
+		default:
+			if m.Extra == nil {
+				m.Extra = map[string]json.RawMessage{}
+			}
+			m.Extra[k] = append(json.RawMessage(nil), v...)
+		}
+		return err == nil
+	})
+	if err != nil {
 		return err
 	}
-	*m = Message{
-		Role: raw.Role, Content: raw.Content, API: raw.API, Provider: raw.Provider,
-		Model: raw.Model, ResponseID: raw.ResponseID, Usage: raw.Usage,
-		StopReason: raw.StopReason, ErrorMessage: raw.ErrorMessage, EndTurn: raw.EndTurn,
-		ToolCallID: raw.ToolCallID, ToolName: raw.ToolName, Details: raw.Details,
-		IsError: raw.IsError, Command: raw.Command, Output: raw.Output,
-		ExitCode: raw.ExitCode, Cancelled: raw.Cancelled, Truncated: raw.Truncated,
-		CustomType: raw.CustomType, Display: raw.Display,
-		ExcludeFromContext: raw.ExcludeFromContext, Summary: raw.Summary, FromID: raw.FromID,
-		Timestamp: parseTimestamp(raw.Timestamp),
-	}
-	if raw.FullOutputPath != nil {
-		m.FullOutputPath = *raw.FullOutputPath
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(data, &all); err == nil {
-		for k, v := range all {
-			if !knownMessageKeys[k] {
-				if m.Extra == nil {
-					m.Extra = map[string]json.RawMessage{}
-				}
-				m.Extra[k] = v
-			}
-		}
+	if !ok {
+		return errors.New("json: a message must be a JSON object")
 	}
 	return nil
 }
 
-func parseTimestamp(v any) int64 {
-	switch t := v.(type) {
-	case float64:
-		return int64(t)
-	case string:
-		if ts, err := time.Parse(time.RFC3339Nano, t); err == nil {
-			return ts.UnixMilli()
-		}
+func parseTimeString(s string) int64 {
+	if ts, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return ts.UnixMilli()
 	}
 	return 0
 }

@@ -8,7 +8,6 @@ func init() {
 	Register("get_state", Ordinary, handleGetState)
 	Register("get_messages", Ordinary, handleGetMessages)
 	Register("get_last_assistant_text", Ordinary, handleLastAssistantText)
-	Register("new_session", Ordinary, handleNewSession)
 	Register("set_auto_compaction", Ordinary, handleSetAutoCompaction)
 	Register("set_auto_retry", Ordinary, handleSetAutoRetry)
 }
@@ -31,20 +30,6 @@ func handleLastAssistantText(_ context.Context, s *Server, _ *Request) (any, err
 		return map[string]any{"text": nil}, nil
 	}
 	return map[string]any{"text": text}, nil
-}
-
-func handleNewSession(_ context.Context, s *Server, req *Request) (any, error) {
-	var c struct {
-		ParentSession string `json:"parentSession"`
-	}
-	if err := req.Decode(&c); err != nil {
-		return nil, err
-	}
-	cancelled, err := s.rt.NewSession(c.ParentSession)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"cancelled": cancelled}, nil
 }
 
 type enabledCommand struct {

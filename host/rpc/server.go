@@ -37,6 +37,11 @@ type Command struct {
 // Null is response data that is written as an explicit null.
 var Null = json.RawMessage("null")
 
+// RawJSON is response data that is already encoded and is written as it
+// is, without encoding/json's re-validation (for large answers, and for
+// session trees nested deeper than encoding/json accepts).
+type RawJSON []byte
+
 var (
 	tableMu sync.RWMutex
 	table   = map[string]Command{}
@@ -285,7 +290,11 @@ func (s *Server) respond(req *Request, command string, data any, err error) {
 		buf = llm.AppendString(buf, err.Error())
 	} else {
 		buf = append(buf, `,"success":true`...)
-		if data != nil {
+		if raw, ok := data.(RawJSON); ok {
+			buf = append(make([]byte, 0, len(buf)+len(raw)+16), buf...)
+			buf = append(buf, `,"data":`...)
+			buf = append(buf, raw...)
+		} else if data != nil {
 			b, merr := json.Marshal(data)
 			if merr != nil {
 				s.respond(req, command, nil, fmt.Errorf("cannot encode response: %v", merr))

@@ -32,10 +32,12 @@ func TestGetStateFields(t *testing.T) {
 	if id := str(d, "sessionId"); id == "" {
 		t.Errorf("sessionId missing")
 	}
-	for _, k := range []string{"sessionName", "sessionFile"} {
-		if _, has := d[k]; has {
-			t.Errorf("%s present without a value: %v", k, d[k])
-		}
+	if _, has := d["sessionName"]; has {
+		t.Errorf("sessionName present without a value: %v", d["sessionName"])
+	}
+	// A new session has its file's path before the file is written.
+	if f := str(d, "sessionFile"); !strings.HasSuffix(f, "_"+str(d, "sessionId")+".jsonl") {
+		t.Errorf("sessionFile = %q", f)
 	}
 	m := obj(d, "model")
 	for _, k := range []string{"id", "name", "api", "provider", "baseUrl", "reasoning", "input", "contextWindow", "maxTokens", "cost"} {

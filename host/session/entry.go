@@ -6,8 +6,11 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 
+	"github.com/atomic-go/atomic/internal/jsonscan"
 	"github.com/atomic-go/atomic/internal/jsonw"
 
 	"github.com/atomic-go/atomic/host/llm"
@@ -29,14 +32,68 @@ const (
 	TypeSessionInfo         = "session_info"
 )
 
-// Header is the first line of a session file.
+// Header is the first line of a session file. Unknown fields (Atomic's
+// internal and workflow, for example) are kept in Extra.
 type Header struct {
-	Type          string `json:"type"`
-	Version       int    `json:"version"`
-	ID            string `json:"id"`
-	Timestamp     string `json:"timestamp"`
-	Cwd           string `json:"cwd"`
-	ParentSession string `json:"parentSession,omitempty"`
+	Type          string
+	Version       int
+	ID            string
+	Timestamp     string
+	Cwd           string
+	ParentSession string
+	Extra         map[string]json.RawMessage
+}
+
+// MarshalJSON writes the header in the usual field order.
+func (h Header) MarshalJSON() ([]byte, error) {
+	w := jsonw.Object{}
+	w.Str("type", h.Type)
+	w.Val("version", h.Version)
+	w.Str("id", h.ID)
+	w.Str("timestamp", h.Timestamp)
+	w.Str("cwd", h.Cwd)
+	w.OptStr("parentSession", h.ParentSession)
+	w.Extra(h.Extra)
+	return w.Close()
+}
+
+var knownHeaderKeys = map[string]bool{
+	"type": true, "version": true, "id": true, "timestamp": true, "cwd": true, "parentSession": true,
+}
+
+// UnmarshalJSON reads a header; a missing version means version 1.
+func (h *Header) UnmarshalJSON(data []byte) error {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	*h = Header{Version: 1}
+	str := func(k string) string {
+		var s string
+		if raw, ok := all[k]; ok {
+			_ = json.Unmarshal(raw, &s)
+		}
+		return s
+	}
+	h.Type, h.ID, h.Timestamp = str("type"), str("id"), str("timestamp")
+	h.Cwd, h.ParentSession = str("cwd"), str("parentSession")
+	if raw, ok := all["version"]; ok {
+		var v float64
+		if err := json.Unmarshal(raw, &v); err != nil || v != float64(int(v)) {
+			h.Version = -1 // not a version number
+		} else {
+			h.Version = int(v)
+		}
+	}
+	for k, v := range all {
+		if !knownHeaderKeys[k] {
+			if h.Extra == nil {
+				h.Extra = map[string]json.RawMessage{}
+			}
+			h.Extra[k] = v
+		}
+	}
+	return nil
 }
 
 // Entry is one line of the tree. Type selects which fields are meaningful;
@@ -72,6 +129,10 @@ type Entry struct {
 	Name *string // session_info
 
 	Extra map[string]json.RawMessage
+
+	// opaque holds the line of an entry whose fields do not have the types
+	// this package expects; it is written back unchanged.
+	opaque []byte
 }
 
 // Parent returns the parent id or "".
@@ -84,6 +145,9 @@ func (e *Entry) Parent() string {
 
 // MarshalJSON writes the entry's fields in a stable order.
 func (e Entry) MarshalJSON() ([]byte, error) {
+	if e.opaque != nil {
+		return e.opaque, nil
+	}
 	w := jsonw.Object{}
 	w.Str("type", e.Type)
 	w.Str("id", e.ID)
@@ -155,63 +219,102 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	return w.Close()
 }
 
-var knownEntryKeys = map[string]bool{
-	"type": true, "id": true, "parentId": true, "timestamp": true, "message": true,
-	"thinkingLevel": true, "provider": true, "modelId": true, "summary": true,
-	"firstKeptEntryId": true, "tokensBefore": true, "details": true, "fromHook": true,
-	"fromId": true, "customType": true, "data": true, "content": true, "display": true,
-	"excludeFromContext": true, "targetId": true, "label": true, "name": true,
-}
-
-// UnmarshalJSON reads an entry of any type.
+// UnmarshalJSON reads an entry of any type in one walk over the object;
+// unknown keys are kept in Extra.
 func (e *Entry) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		Type               string       `json:"type"`
-		ID                 string       `json:"id"`
-		ParentID           *string      `json:"parentId"`
-		Timestamp          any          `json:"timestamp"`
-		Message            *llm.Message `json:"message"`
-		ThinkingLevel      string       `json:"thinkingLevel"`
-		Provider           string       `json:"provider"`
-		ModelID            string       `json:"modelId"`
-		Summary            string       `json:"summary"`
-		FirstKeptEntryID   *string      `json:"firstKeptEntryId"`
-		TokensBefore       int          `json:"tokensBefore"`
-		Details            any          `json:"details"`
-		FromHook           bool         `json:"fromHook"`
-		FromID             string       `json:"fromId"`
-		CustomType         string       `json:"customType"`
-		Data               any          `json:"data"`
-		Content            llm.Content  `json:"content"`
-		Display            bool         `json:"display"`
-		ExcludeFromContext bool         `json:"excludeFromContext"`
-		TargetID           string       `json:"targetId"`
-		Label              *string      `json:"label"`
-		Name               *string      `json:"name"`
+	*e = Entry{}
+	var err error
+	str := func(v []byte, k string, dst *string) { *dst, err = jsonscan.String(v, k) }
+	strPtr := func(v []byte, k string, dst **string) { *dst, err = jsonscan.StringPtr(v, k) }
+	boolean := func(v []byte, k string, dst *bool) { *dst, err = jsonscan.Bool(v, k) }
+	anyVal := func(v []byte, dst *any) {
+		*dst = nil
+		err = jsonscan.Any(v, dst)
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	ok := jsonscan.Fields(data, func(key, v []byte) bool {
+		switch k := string(key); k {
+		case "type":
+			str(v, k, &e.Type)
+		case "id":
+			str(v, k, &e.ID)
+		case "parentId":
+			strPtr(v, k, &e.ParentID)
+		case "timestamp":
+			e.Timestamp, _ = jsonscan.String(v, k) // not a string: ""
+		case "message":
+			e.Message = nil
+			if !jsonscan.IsNull(v) {
+				e.Message = &llm.Message{}
+				err = e.Message.UnmarshalJSON(v)
+			}
+		case "thinkingLevel":
+			str(v, k, &e.ThinkingLevel)
+		case "provider":
+			str(v, k, &e.Provider)
+		case "modelId":
+			str(v, k, &e.ModelID)
+		case "summary":
+			str(v, k, &e.Summary)
+		case "firstKeptEntryId":
+			strPtr(v, k, &e.FirstKeptEntryID)
+		case "tokensBefore":
+			e.TokensBefore = 0
+			err = jsonscan.Any(v, &e.TokensBefore)
+		case "details":
+			anyVal(v, &e.Details)
+		case "fromHook":
+			boolean(v, k, &e.FromHook)
+		case "fromId":
+			str(v, k, &e.FromID)
+		case "customType":
+			str(v, k, &e.CustomType)
+		case "data":
+			anyVal(v, &e.Data)
+		case "content":
+			err = e.Content.UnmarshalJSON(v)
+		case "display":
+			boolean(v, k, &e.Display)
+		case "excludeFromContext":
+			boolean(v, k, &e.ExcludeFromContext)
+		case "targetId":
+			str(v, k, &e.TargetID)
+		case "label":
+			strPtr(v, k, &e.Label)
+		case "name":
+			strPtr(v, k, &e.Name)
+		default:
+			if e.Extra == nil {
+				e.Extra = map[string]json.RawMessage{}
+			}
+			e.Extra[k] = append(json.RawMessage(nil), v...)
+		}
+		return err == nil
+	})
+	if err != nil {
 		return err
 	}
-	ts, _ := raw.Timestamp.(string)
-	*e = Entry{
-		Type: raw.Type, ID: raw.ID, ParentID: raw.ParentID, Timestamp: ts,
-		Message: raw.Message, ThinkingLevel: raw.ThinkingLevel, Provider: raw.Provider,
-		ModelID: raw.ModelID, Summary: raw.Summary, FirstKeptEntryID: raw.FirstKeptEntryID,
-		TokensBefore: raw.TokensBefore, Details: raw.Details, FromHook: raw.FromHook,
-		FromID: raw.FromID, CustomType: raw.CustomType, Data: raw.Data, Content: raw.Content,
-		Display: raw.Display, ExcludeFromContext: raw.ExcludeFromContext,
-		TargetID: raw.TargetID, Label: raw.Label, Name: raw.Name,
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(data, &all); err == nil {
-		for k, v := range all {
-			if !knownEntryKeys[k] {
-				if e.Extra == nil {
-					e.Extra = map[string]json.RawMessage{}
-				}
-				e.Extra[k] = v
-			}
-		}
+	if !ok {
+		return errors.New("json: an entry must be a JSON object")
 	}
 	return nil
+}
+
+// decodeEntry decodes an entry line that the scanner accepted. An entry
+// whose fields have unexpected types is kept as an opaque entry: its line is
+// returned unchanged by get_entries and it adds nothing to the context.
+func decodeEntry(line []byte, m lineMeta) *Entry {
+	e := &Entry{}
+	if err := e.UnmarshalJSON(line); err != nil {
+		e = &Entry{Type: m.typ, ID: m.id, Timestamp: m.ts, opaque: append([]byte(nil), bytes.TrimSpace(line)...)}
+	}
+	// The index's reading of the structural fields wins (an empty parent
+	// id is a root, as null is).
+	e.Type, e.ID, e.Timestamp = m.typ, m.id, m.ts
+	if m.parent == "" {
+		e.ParentID = nil
+	} else {
+		p := m.parent
+		e.ParentID = &p
+	}
+	return e
 }
