@@ -1,9 +1,11 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -223,5 +225,89 @@ func TestThresholdUsesLatestAssistantUsage(t *testing.T) {
 	rt.messages[0].Usage.Input = limit * 2
 	if rt.thresholdExceeded() {
 		t.Fatal("disabled")
+	}
+}
+
+// fileRuntime is testRuntime on a session file.
+func fileRuntime(t *testing.T, path string, steps ...faux.Step) *Runtime {
+	t.Helper()
+	dir := filepath.Dir(path)
+	loaded, err := config.Load(config.Paths{AgentDir: filepath.Join(dir, "agent"), ProjectDir: filepath.Join(dir, ".atomic"), Cwd: dir}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := New(Options{Cwd: dir, Settings: loaded, SessionPath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.catalog.RegisterAPI(faux.API, faux.NewWithSteps(steps...))
+	t.Cleanup(rt.Close)
+	return rt
+}
+
+func TestCrashBetweenBackupAndAppendLeavesSessionLoadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	rt := fileRuntime(t, path, append(answers(5), faux.Step{Text: "1,4\n"})...)
+	for i := 0; i < 5; i++ {
+		prompt(t, rt, fmt.Sprintf("request %d", i))
+	}
+	rt.cmp.afterBackup = func() error { return errors.New("simulated crash") }
+	if _, err := rt.Compact(context.Background()); err == nil || err.Error() != "simulated crash" {
+		t.Fatalf("err %v", err)
+	}
+	rt.Close()
+
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	baks, _ := filepath.Glob(path + ".*.compact.bak")
+	if len(baks) != 1 {
+		t.Fatalf("backups %v", baks)
+	}
+	bak, _ := os.ReadFile(baks[0])
+	if !bytes.Equal(bak, before) {
+		t.Fatal("the session file changed although nothing was appended")
+	}
+	// A torn compaction line (the process died mid-write) is skipped.
+	torn := `{"type":"compaction","id":"deadbeef","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","summary":"(filtered`
+	if err := os.WriteFile(path, append(before, torn...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, baks[0]} {
+		s, err := session.Open(p, filepath.Dir(path))
+		if err != nil {
+			t.Fatalf("open %s: %v", p, err)
+		}
+		es, err := s.Entries()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			if e.Type == session.TypeCompaction {
+				t.Fatalf("%s: unexpected compaction entry", p)
+			}
+		}
+		s.Close()
+	}
+
+	// The session reopens, compacts and stays loadable.
+	rt2 := fileRuntime(t, path, faux.Step{Text: "1,4\n"})
+	if n := len(rt2.Messages()); n != 10 {
+		t.Fatalf("messages after reopen %d", n)
+	}
+	res, err := rt2.Compact(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt2.Close()
+	s, err := session.Open(path, filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := compaction.BuildContext(s.Branch(""))
+	if len(c.Messages) != 1 || !strings.Contains(c.Messages[0].Text(), res.CompactedText) {
+		t.Fatalf("context after reload: %+v", c.Messages)
 	}
 }
