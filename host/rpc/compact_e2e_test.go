@@ -97,8 +97,19 @@ func TestCompactManual(t *testing.T) {
 		t.Fatalf("boundary text %q", bt)
 	}
 
+	// Right after a compaction the context size is unknown until a reply
+	// reports usage again.
+	cu := dataOf(t, a.MustSucceed(map[string]any{"type": "get_session_stats"}))["contextUsage"].(map[string]any)
+	if v, ok := cu["tokens"]; !ok || v != nil {
+		t.Fatalf("contextUsage after compaction: %v", cu)
+	}
+
 	// The next turn's request starts with the boundary as a user message.
 	a.PromptAndWait("next")
+	cu = dataOf(t, a.MustSucceed(map[string]any{"type": "get_session_stats"}))["contextUsage"].(map[string]any)
+	if cu["tokens"] == nil {
+		t.Fatalf("contextUsage after a reply: %v", cu)
+	}
 	reqs = a.FauxRequests()
 	last := reqs[len(reqs)-1]["messages"].([]any)
 	first := last[0].(map[string]any)
