@@ -104,8 +104,9 @@ type Runtime struct {
 	followUpMode string
 	autoCompact  bool
 	autoRetry    bool
-	run          *activeRun // the active run; cleared when it decides to end, just before agent_end
-	last         *activeRun // the latest run, which may still be emitting its last events
+	run          *activeRun    // the active run; cleared when it decides to end, just before agent_end
+	last         *activeRun    // the latest run, which may still be emitting its last events
+	pendingBash  []pendingBash // bash messages held while a run is in flight (bash.go)
 	cmp          compactionState
 	closing      bool
 }

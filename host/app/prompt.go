@@ -84,6 +84,7 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 	if len(in.Images) > 0 && !rt.model.SupportsImages() {
 		rt.log.Warn("model does not accept images; sending them anyway", "model", rt.model.ID)
 	}
+	rt.flushPendingBashLocked()
 	run := rt.beginRunLocked()
 	wait := rt.compactionDoneLocked()
 	rt.mu.Unlock()
@@ -299,6 +300,7 @@ func (rt *Runtime) nextOrFinish(run *activeRun) []llm.Message {
 	}
 	if rt.run == run {
 		rt.run = nil
+		rt.flushPendingBashLocked()
 	}
 	rt.mu.Unlock()
 	return nil
@@ -353,14 +355,21 @@ func (rt *Runtime) agentConfig() *agent.Config {
 func (rt *Runtime) toolEnv() []string {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	env := []string{"ATOMIC_SESSION_ID=" + rt.sess.ID(), "AI_AGENT=atomic"}
-	if p := rt.sess.Path(); p != "" {
-		env = append(env, "ATOMIC_SESSION_FILE="+p)
-	}
+	return rt.toolEnvLocked()
+}
+
+// toolEnvLocked is toolEnv with rt.mu held. Every ATOMIC_ variable also
+// comes as PI_ for scripts written for pi.
+func (rt *Runtime) toolEnvLocked() []string {
+	vars := [][2]string{{"SESSION_ID", rt.sess.ID()}, {"SESSION_FILE", rt.sess.Path()}}
 	if rt.model != nil {
-		env = append(env, "ATOMIC_PROVIDER="+rt.model.Provider, "ATOMIC_MODEL="+rt.model.ID)
+		vars = append(vars, [2]string{"PROVIDER", rt.model.Provider}, [2]string{"MODEL", rt.model.ID})
 	}
-	env = append(env, "ATOMIC_REASONING_LEVEL="+rt.thinking)
+	vars = append(vars, [2]string{"REASONING_LEVEL", rt.thinking})
+	env := []string{"AI_AGENT=atomic"}
+	for _, v := range vars {
+		env = append(env, "ATOMIC_"+v[0]+"="+v[1], "PI_"+v[0]+"="+v[1])
+	}
 	return env
 }
 

@@ -310,6 +310,7 @@ func (rt *Runtime) install(s *session.Session, reason string, restore bool) {
 	// qmu keeps the queue change and its queue_update together (prompt.go).
 	rt.qmu.Lock()
 	rt.mu.Lock()
+	rt.flushPendingBashLocked() // normally done when the stopped run ended
 	old := rt.sess
 	rt.sess = s
 	rt.messages = nil

@@ -15,6 +15,8 @@ type Request struct {
 	Type string
 	// Raw is the whole command object.
 	Raw json.RawMessage
+	// Accepted is what the command's Accept function left for its handler.
+	Accepted any
 
 	after func()
 	// fail, when set, is answered instead of running a handler (an input

@@ -32,6 +32,10 @@ type Handler func(ctx context.Context, s *Server, req *Request) (any, error)
 type Command struct {
 	Lane    Lane
 	Handler Handler
+	// Accept, when set, runs in arrival order before the command is
+	// dispatched (so that an interrupt sent right after it finds it); it
+	// may leave state for the handler in Request.Accepted.
+	Accept func(s *Server, req *Request)
 }
 
 // Null is response data that is written as an explicit null.
@@ -53,6 +57,13 @@ func Register(name string, lane Lane, h Handler) {
 	tableMu.Lock()
 	defer tableMu.Unlock()
 	table[name] = Command{Lane: lane, Handler: h}
+}
+
+// RegisterAccept is Register with an Accept function.
+func RegisterAccept(name string, lane Lane, accept func(*Server, *Request), h Handler) {
+	tableMu.Lock()
+	defer tableMu.Unlock()
+	table[name] = Command{Lane: lane, Handler: h, Accept: accept}
 }
 
 func lookup(name string) (Command, bool) {
@@ -92,6 +103,8 @@ type Server struct {
 	// OnShutdown hooks run, in order, when the input ends, before the
 	// runtime is closed (for example to drain direct bash requests).
 	OnShutdown []func()
+
+	bash *bashOwners
 }
 
 // NewServer returns a server writing to out.
@@ -99,6 +112,8 @@ func NewServer(rt *app.Runtime, out io.Writer, onWriteErr func(error)) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{rt: rt, ctx: ctx, cancel: cancel, ordinary: make(chan *Request, 1024), StallTimeout: 2 * time.Second}
 	s.out = NewWriter(out, onWriteErr)
+	s.bash = newBashOwners(rt)
+	s.OnShutdown = append(s.OnShutdown, s.bash.shutdown)
 	s.unsub = rt.Subscribe(s.SendEvent)
 	s.ordWG.Add(1)
 	go s.ordinaryLoop()
@@ -175,15 +190,15 @@ func (s *Server) Shutdown() {
 	s.closeOnce.Do(func() {
 		s.out.WatchStall(s.StallTimeout)
 		s.cancel()
+		for _, fn := range s.OnShutdown {
+			fn()
+		}
 		s.rt.Close()
 		s.inMu.Lock()
 		s.inClosed = true
 		close(s.ordinary)
 		s.inMu.Unlock()
 		s.ordWG.Wait()
-		for _, fn := range s.OnShutdown {
-			fn()
-		}
 		s.concWG.Wait()
 		s.unsub()
 		_ = s.out.Close()
@@ -211,6 +226,9 @@ func (s *Server) HandleLine(line []byte) {
 		return
 	}
 	if cmd.Lane != Concurrent {
+		if cmd.Accept != nil {
+			cmd.Accept(s, req)
+		}
 		s.enqueue(req)
 		return
 	}
@@ -218,6 +236,9 @@ func (s *Server) HandleLine(line []byte) {
 	defer s.inMu.RUnlock()
 	if s.inClosed {
 		return
+	}
+	if cmd.Accept != nil {
+		cmd.Accept(s, req)
 	}
 	s.concWG.Add(1)
 	go func() {

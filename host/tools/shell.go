@@ -37,7 +37,30 @@ type ShellRequest struct {
 	// runs (at most every ShellUpdateInterval) and once more at the end.
 	// It is called from one goroutine at a time.
 	OnUpdate func(ShellOutput)
+	// OnOutput, when set, receives every piece of cleaned output as soon
+	// as it is read, with the stream it came from (StreamStdout or
+	// StreamStderr). stdout and stderr are then read from two pipes, so
+	// the merged Output follows the order in which the pieces were read.
+	// Calls are serialised, in that same order, and all of them happen
+	// before RunShell returns. Empty pieces are not reported.
+	OnOutput func(stream, text string)
+	// StripCR removes carriage returns from the output (and from what
+	// OnOutput receives).
+	StripCR bool
+	// SpillFile, when set, creates the file that receives the full output
+	// once it outgrows MaxBytes (by default a new file in os.TempDir()).
+	// The file's Name() is reported as FullOutputPath.
+	SpillFile func() (*os.File, error)
+	// MaxSpillBytes caps the spill file (0: no cap). When the cap is
+	// reached the file ends with a note and SpillCapped is set.
+	MaxSpillBytes int64
 }
+
+// Streams reported to ShellRequest.OnOutput.
+const (
+	StreamStdout = "stdout"
+	StreamStderr = "stderr"
+)
 
 // ShellOutput is the (partial or final) outcome of RunShell.
 type ShellOutput struct {
@@ -54,8 +77,15 @@ type ShellOutput struct {
 	LastLineBytes int
 	// ExitCode is the shell's exit status; 128+N when it died of signal N.
 	ExitCode  int
+	Signaled  bool // the shell died of a signal (ExitCode is then 128+N)
 	Cancelled bool // the context was cancelled and the command killed
 	TimedOut  bool // the timeout expired and the command was killed
+	// TrailingNewline says that the output ended with a newline, which
+	// was removed from Output.
+	TrailingNewline bool
+	// SpillCapped says that the spill file reached MaxSpillBytes and does
+	// not hold the whole output.
+	SpillCapped bool
 }
 
 // UserShell returns the shell used to run commands: $SHELL when it is a
@@ -102,40 +132,82 @@ func RunShell(ctx context.Context, req ShellRequest) (ShellOutput, error) {
 	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
 		return ShellOutput{}, fmt.Errorf("Working directory does not exist: %s", req.Cwd)
 	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return ShellOutput{}, err
+	streams := []string{StreamStdout}
+	if req.OnOutput != nil {
+		streams = append(streams, StreamStderr)
+	}
+	var readers, writers []*os.File
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			f.Close()
+		}
+	}
+	for range streams {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			closeAll(readers)
+			closeAll(writers)
+			return ShellOutput{}, err
+		}
+		readers, writers = append(readers, pr), append(writers, pw)
 	}
 	cmd := exec.Command(UserShell(), "-c", req.Command)
 	cmd.Dir = req.Cwd
 	cmd.Env = append(os.Environ(), req.Env...)
-	cmd.Stdout = pw
-	cmd.Stderr = pw
+	cmd.Stdout = writers[0]
+	cmd.Stderr = writers[len(writers)-1]
 	setProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
+		closeAll(readers)
+		closeAll(writers)
 		return ShellOutput{}, fmt.Errorf("Failed to start shell: %v", err)
 	}
-	pw.Close()
+	closeAll(writers)
 	proc := cmd.Process
 
-	col := newOutputCollector(req.MaxLines, req.MaxBytes)
+	col := newOutputCollector(req, len(streams))
 	defer col.close()
 
+	// outMu keeps the pieces of the two streams in one order, both in the
+	// merged output and for OnOutput.
+	var outMu sync.Mutex
+	report := func(i int, text string) {
+		if text != "" && req.OnOutput != nil {
+			req.OnOutput(streams[i], text)
+		}
+	}
+	// Pieces reported to OnOutput become protocol events that may queue
+	// up behind a slow client, so they are read in smaller chunks.
+	readSize := 32 * 1024
+	if req.OnOutput != nil {
+		readSize = 8 * 1024
+	}
+	var readWG sync.WaitGroup
+	for i, pr := range readers {
+		readWG.Add(1)
+		go func() {
+			defer readWG.Done()
+			buf := make([]byte, readSize)
+			for {
+				n, err := pr.Read(buf)
+				if n > 0 {
+					outMu.Lock()
+					report(i, col.write(i, buf[:n]))
+					outMu.Unlock()
+				}
+				if err != nil {
+					outMu.Lock()
+					report(i, col.flush(i))
+					outMu.Unlock()
+					return
+				}
+			}
+		}()
+	}
 	readDone := make(chan struct{})
 	go func() {
-		defer close(readDone)
-		buf := make([]byte, 32*1024)
-		for {
-			n, err := pr.Read(buf)
-			if n > 0 {
-				col.write(buf[:n])
-			}
-			if err != nil {
-				return
-			}
-		}
+		readWG.Wait()
+		close(readDone)
 	}()
 
 	waitDone := make(chan error, 1)
@@ -192,51 +264,58 @@ func RunShell(ctx context.Context, req ShellRequest) (ShellOutput, error) {
 	select {
 	case <-readDone:
 	case <-time.After(pipeGrace):
-		_ = pr.SetReadDeadline(time.Now())
+		for _, pr := range readers {
+			_ = pr.SetReadDeadline(time.Now())
+		}
 		<-readDone
 	}
-	pr.Close()
+	closeAll(readers)
 	close(stopUpdates)
 	<-updatesDone
 
 	final, _ := col.snapshot(true)
 	final.Cancelled, final.TimedOut = out.Cancelled, out.TimedOut
-	final.ExitCode = exitCode(waitErr)
+	final.ExitCode, final.Signaled = exitCode(waitErr)
 	if req.OnUpdate != nil {
 		req.OnUpdate(final)
 	}
 	return final, nil
 }
 
-func exitCode(err error) int {
+// exitCode returns the exit status of a finished command and whether it
+// died of a signal.
+func exitCode(err error) (int, bool) {
 	if err == nil {
-		return 0
+		return 0, false
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok {
 			if ws.Signaled() {
-				return 128 + int(ws.Signal())
+				return 128 + int(ws.Signal()), true
 			}
-			return ws.ExitStatus()
+			return ws.ExitStatus(), false
 		}
-		return ee.ExitCode()
+		return ee.ExitCode(), false
 	}
-	return -1
+	return -1, false
 }
 
 // outputCollector accumulates cleaned command output: it keeps the tail in
 // memory, counts lines and bytes of the whole, and spills everything to a
-// temporary file once the output outgrows maxBytes.
+// file once the output outgrows maxBytes.
 type outputCollector struct {
 	mu       sync.Mutex
 	maxLines int
 	maxBytes int
 	tailCap  int
+	stripCR  bool
+	spill    func() (*os.File, error)
+	maxFile  int64
 
-	san     outputSanitizer
-	buf     []byte // tail of the output (all of it unless dropped)
-	dropped bool   // buf no longer starts at the beginning of the output
+	sans    []outputSanitizer // one per stream
+	buf     []byte            // tail of the output (all of it unless dropped)
+	dropped bool              // buf no longer starts at the beginning of the output
 
 	totalBytes  int
 	newlines    int
@@ -244,37 +323,53 @@ type outputCollector struct {
 	prevLine    int // length of the line ended by the last newline
 	changed     bool
 	file        *os.File
+	fileBytes   int64
 	filePath    string
 	fileFailed  bool
+	fileCapped  bool
 	finalResult *ShellOutput
 }
 
-func newOutputCollector(maxLines, maxBytes int) *outputCollector {
-	maxLines, maxBytes = limitsOrDefault(maxLines, maxBytes)
-	return &outputCollector{maxLines: maxLines, maxBytes: maxBytes, tailCap: 2*maxBytes + 4096}
+func newOutputCollector(req ShellRequest, streams int) *outputCollector {
+	maxLines, maxBytes := limitsOrDefault(req.MaxLines, req.MaxBytes)
+	spill := req.SpillFile
+	if spill == nil {
+		spill = func() (*os.File, error) { return os.CreateTemp("", "atomic-bash-*.log") }
+	}
+	return &outputCollector{
+		maxLines: maxLines, maxBytes: maxBytes, tailCap: 2*maxBytes + 4096,
+		stripCR: req.StripCR, spill: spill, maxFile: req.MaxSpillBytes,
+		sans: make([]outputSanitizer, streams),
+	}
 }
 
-func (c *outputCollector) write(p []byte) {
+// write adds a chunk read from stream i and returns its cleaned text.
+func (c *outputCollector) write(i int, p []byte) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.add(c.san.Write(p))
+	return c.add(c.sans[i].Write(p))
 }
 
-// add appends cleaned text; c.mu is held.
-func (c *outputCollector) add(text string) {
-	if text == "" {
-		return
+// flush adds what stream i held back (the stream ended) and returns it.
+func (c *outputCollector) flush(i int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.add(c.sans[i].Flush())
+}
+
+// add appends cleaned text and returns what was appended; c.mu is held.
+func (c *outputCollector) add(text string) string {
+	if c.stripCR && strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(text, "\r", "")
 	}
-	if c.file == nil && !c.fileFailed && c.totalBytes+len(text) > c.maxBytes {
+	if text == "" {
+		return ""
+	}
+	if c.file == nil && c.filePath == "" && !c.fileFailed && c.totalBytes+len(text) > c.maxBytes {
 		c.openFile()
 	}
 	if c.file != nil {
-		if _, err := c.file.WriteString(text); err != nil {
-			c.file.Close()
-			c.file = nil
-			c.filePath = ""
-			c.fileFailed = true
-		}
+		c.writeFile(text)
 	}
 	c.totalBytes += len(text)
 	for rest := text; ; {
@@ -298,29 +393,52 @@ func (c *outputCollector) add(text string) {
 		c.buf = append(c.buf[:0], c.buf[cut:]...)
 		c.dropped = true
 	}
+	return text
+}
+
+// spillCapNote ends a spill file that reached its size cap.
+const spillCapNote = "\n[atomic: output file size limit reached; the rest of the output was not saved]\n"
+
+// writeFile writes text to the spill file, up to the size cap; c.mu is
+// held. A file that cannot be written is removed.
+func (c *outputCollector) writeFile(text string) {
+	capped := false
+	if c.maxFile > 0 && c.fileBytes+int64(len(text)) > c.maxFile {
+		n := int(c.maxFile - c.fileBytes)
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text, capped = text[:n]+spillCapNote, true
+	}
+	n, err := c.file.WriteString(text)
+	c.fileBytes += int64(n)
+	if err != nil {
+		c.file.Close()
+		os.Remove(c.filePath)
+		c.file, c.filePath, c.fileFailed = nil, "", true
+		return
+	}
+	if capped {
+		c.file.Close()
+		c.file, c.fileCapped = nil, true
+	}
 }
 
 // openFile creates the spill file and writes the output so far; c.mu is
 // held. It is only called while buf still holds the whole output.
 func (c *outputCollector) openFile() {
-	f, err := os.CreateTemp("", "atomic-bash-*.log")
+	f, err := c.spill()
 	if err != nil {
 		c.fileFailed = true
 		return
 	}
-	if _, err := f.Write(c.buf); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		c.fileFailed = true
-		return
-	}
-	c.file = f
-	c.filePath = f.Name()
+	c.file, c.filePath = f, f.Name()
+	c.writeFile(string(c.buf))
 }
 
 // snapshot returns the output so far. Unless final, ok is false when
 // nothing changed since the last snapshot. A final snapshot flushes the
-// sanitizer and makes sure a truncated output has its full copy on disk.
+// sanitizers and makes sure a truncated output has its full copy on disk.
 func (c *outputCollector) snapshot(final bool) (ShellOutput, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -328,7 +446,9 @@ func (c *outputCollector) snapshot(final bool) (ShellOutput, bool) {
 		if c.finalResult != nil {
 			return *c.finalResult, true
 		}
-		c.add(c.san.Flush())
+		for i := range c.sans {
+			c.add(c.sans[i].Flush())
+		}
 	} else if !c.changed {
 		return ShellOutput{}, false
 	}
@@ -336,7 +456,8 @@ func (c *outputCollector) snapshot(final bool) (ShellOutput, bool) {
 
 	content := string(c.buf)
 	totalBytes, totalLines, lastLine := c.totalBytes, c.newlines+1, c.curLine
-	if strings.HasSuffix(content, "\n") {
+	trailingNewline := strings.HasSuffix(content, "\n")
+	if trailingNewline {
 		content = content[:len(content)-1]
 		totalBytes--
 		totalLines--
@@ -348,14 +469,17 @@ func (c *outputCollector) snapshot(final bool) (ShellOutput, bool) {
 		tr.TotalBytes = totalBytes
 		tr.TotalLines = totalLines
 	}
-	if final && tr.Truncated && c.file == nil && !c.fileFailed && !c.dropped {
+	if final && tr.Truncated && c.filePath == "" && !c.fileFailed && !c.dropped {
 		c.openFile()
 	}
 	if final && c.file != nil {
 		c.file.Close()
 		c.file = nil
 	}
-	out := ShellOutput{Output: tr.Content, Truncation: tr, FullOutputPath: c.filePath, LastLineBytes: lastLine}
+	out := ShellOutput{
+		Output: tr.Content, Truncation: tr, FullOutputPath: c.filePath, LastLineBytes: lastLine,
+		TrailingNewline: trailingNewline, SpillCapped: c.fileCapped,
+	}
 	if final {
 		c.finalResult = &out
 	}

@@ -224,16 +224,24 @@ func Start(t testing.TB, opts Options) *Agent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// A plain pipe rather than StdoutPipe: cmd.Wait closes StdoutPipe's
+	// reader as soon as the process exits, which would race with reading
+	// the last records.
+	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.Stdout = stdoutW
 	cmd.Stderr = &lockedWriter{mu: &a.mu, buf: &a.stderr}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	stdoutW.Close()
 	a.cmd = cmd
-	go a.readLoop(stdout)
+	go func() {
+		a.readLoop(stdout)
+		stdout.Close()
+	}()
 	go func() {
 		a.exitErr = cmd.Wait()
 		close(a.exited)
