@@ -50,8 +50,18 @@ func TestPrintModeReadsThePromptFromStdin(t *testing.T) {
 func TestPrintModeProviderErrorFails(t *testing.T) {
 	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-p", "hi"}, Script: []map[string]any{
 		{"error": "overloaded right now", "status": 529},
-	}}, "", limit)
+	}, AgentFiles: map[string]string{"settings.json": `{"retry": {"enabled": false}}`}}, "", limit)
 	if res.ExitCode != 1 || res.Stdout != "" || !strings.Contains(res.Stderr, "overloaded right now") {
+		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
+func TestPrintModeRetriesTransientErrors(t *testing.T) {
+	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-p", "hi"}, Script: []map[string]any{
+		{"error": "overloaded right now", "status": 529},
+		{"text": "Recovered."},
+	}, AgentFiles: map[string]string{"settings.json": `{"retry": {"baseDelayMs": 10}}`}}, "", limit)
+	if res.ExitCode != 0 || res.Stdout != "Recovered.\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
-	"github.com/atomic-go/atomic/host/llm/faux"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
 )
@@ -109,6 +108,7 @@ type Runtime struct {
 	pendingBash  []pendingBash // bash messages held while a run is in flight (bash.go)
 	cmp          compactionState
 	closing      bool
+	prov         *provState // providers, credentials, retry (catalog.go, retry.go)
 }
 
 // activeRun is one run of the agent, from the prompt that started it to
@@ -156,12 +156,7 @@ func New(opts Options) (*Runtime, error) {
 	rt.autoCompact = rt.settings.Compaction.Enabled
 	rt.autoRetry = rt.settings.Retry.Enabled
 
-	rt.catalog = llm.NewCatalog()
-	rt.catalog.RegisterAPI(faux.API, faux.New())
-	rt.catalog.AddModels(faux.Models()...)
-	rt.catalog.Credential = func(provider string) (string, bool) {
-		return "", provider == faux.ProviderID
-	}
+	rt.setupCatalog() // providers, models (built-in + models.json), credentials
 
 	active := tools.DefaultActive
 	if len(rt.settings.DefaultTools) > 0 {
@@ -222,6 +217,7 @@ func (rt *Runtime) selectInitialModel() error {
 		level = llm.ThinkingMedium
 	}
 	rt.thinking = llm.ClampThinkingLevel(rt.model, level)
+	rt.prov.wantThinking = level
 	return nil
 }
 

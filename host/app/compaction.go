@@ -195,10 +195,10 @@ func (rt *Runtime) compactNow(ctx context.Context, reason string, urgency compac
 	rt.mu.Lock()
 	sess, model, level := rt.sess, rt.model, rt.thinking
 	params := rt.compactionParamsLocked()
-	policy := rt.retryPolicyLocked()
 	hooks := rt.cmp.hooks
 	afterBackup := rt.cmp.afterBackup
 	rt.mu.Unlock()
+	policy := rt.retryPolicy()
 	if model == nil {
 		return nil, errors.New("No model selected.")
 	}
@@ -233,7 +233,7 @@ func (rt *Runtime) compactNow(ctx context.Context, reason string, urgency compac
 		case !ok:
 			cand.Unavailable = "No API key found for " + model.Provider + "."
 		default:
-			cand.Planner = rt.plannerFor(plannerSetup{model: *model, level: level, provider: provider, apiKey: key, retry: policy, reason: reason})
+			cand.Planner = rt.plannerFor(plannerSetup{model: *model, level: level, provider: provider, apiKey: key, retry: policy, budgets: rt.settings.ThinkingBudgets, reason: reason})
 		}
 		var err error
 		res, err = compaction.Run(ctx, prep, compaction.RunOptions{
@@ -316,7 +316,7 @@ func (rt *Runtime) overflowed(last *llm.Message) bool {
 	if rt.model == nil || last.Provider != rt.model.Provider || last.Model != rt.model.ID {
 		return false
 	}
-	return isContextOverflow(last, rt.model.ContextWindow)
+	return llm.IsContextOverflow(last, rt.model.ContextWindow)
 }
 
 // compactOverThreshold compacts when the context is over the threshold
@@ -373,6 +373,7 @@ func (o *overflowRecovery) after(rt *Runtime, run *activeRun) bool {
 			return true
 		}
 	}
+	o.compactOnly, o.unresolved = false, false
 	return false
 }
 
@@ -380,15 +381,6 @@ func (rt *Runtime) autoCompactEnabled() bool {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return rt.autoCompact
-}
-
-func lastAssistant(msgs []llm.Message) *llm.Message {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == llm.RoleAssistant {
-			return &msgs[i]
-		}
-	}
-	return nil
 }
 
 // backupSession copies the session file before a compaction is appended,

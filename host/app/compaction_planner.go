@@ -18,38 +18,8 @@ type plannerSetup struct {
 	provider llm.Provider
 	apiKey   string
 	retry    retryPolicy
+	budgets  map[string]int
 	reason   string
-}
-
-// retryPolicy is the automatic retry configuration of provider calls.
-type retryPolicy struct {
-	enabled    bool
-	maxRetries int
-	base, max  time.Duration
-}
-
-func (rt *Runtime) retryPolicyLocked() retryPolicy {
-	r := rt.settings.Retry
-	return retryPolicy{
-		enabled: rt.autoRetry, maxRetries: r.MaxRetries,
-		base: time.Duration(r.BaseDelayMs) * time.Millisecond, max: time.Duration(r.MaxDelayMs) * time.Millisecond,
-	}
-}
-
-// delay is the wait before retry attempt n (1-based): exponential from the
-// base delay, or the server's Retry-After, capped at the maximum.
-func (p retryPolicy) delay(n int, err error) time.Duration {
-	d := p.base << (n - 1)
-	if ra := retryAfterOf(err); ra > 0 {
-		d = ra
-	}
-	if p.max > 0 && d > p.max {
-		d = p.max
-	}
-	if d < 0 {
-		d = 0
-	}
-	return d
 }
 
 // plannerFor returns the session model's planner for one compaction. It
@@ -71,22 +41,26 @@ func (rt *Runtime) plannerFor(s plannerSetup) compaction.Planner {
 		for attempt := 0; ; attempt++ {
 			lreq := &llm.Request{
 				Model: s.model, SystemPrompt: req.SystemPrompt, Messages: llm.ToProviderMessages(req.Messages()),
-				ThinkingLevel: level, APIKey: s.apiKey, Headers: s.model.Headers, SessionID: session.NewID(),
+				ThinkingLevel: level, ThinkingBudgets: s.budgets, APIKey: s.apiKey, Headers: s.model.Headers,
+				SessionID: session.NewID(),
 			}
 			b := llm.NewBuilder(s.model, nil)
 			err := safeProviderStream(ctx, s.provider, lreq, b)
 			msg := b.Finish(ctx, err)
 			rep := compaction.Reply{
 				Message: &msg, RetryScheduled: retried, Aborted: ctx.Err() != nil,
-				Overflow: isContextOverflow(&msg, s.model.ContextWindow),
+				Overflow: llm.IsContextOverflow(&msg, s.model.ContextWindow),
 			}
 			if msg.StopReason != llm.StopError || rep.Aborted || rep.Overflow {
 				return rep
 			}
-			if !s.retry.enabled || attempt >= s.retry.maxRetries || !isTransient(err, msg.ErrorMessage) {
+			if !s.retry.enabled || attempt >= s.retry.maxRetries || !llm.IsTransient(err, msg.ErrorMessage) {
 				return rep
 			}
-			d := s.retry.delay(attempt+1, err)
+			d, ok := s.retry.delay(attempt+1, llm.RetryAfterOf(err))
+			if !ok {
+				return rep
+			}
 			rt.Emit(events.SummarizationRetryScheduled{
 				Attempt: attempt + 1, MaxAttempts: s.retry.maxRetries, DelayMs: d.Milliseconds(), ErrorMessage: msg.ErrorMessage,
 			})

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,8 +19,8 @@ import (
 	"github.com/atomic-go/atomic/host/session"
 )
 
-// testRuntime is a runtime on the faux model with scripted steps.
-func testRuntime(t *testing.T, steps ...faux.Step) (*Runtime, *eventLog) {
+// compactRuntime is a runtime on the faux model with scripted steps.
+func compactRuntime(t *testing.T, steps ...faux.Step) (*Runtime, *eventLog) {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("ATOMIC_FAUX_SCRIPT", "")
@@ -38,17 +37,6 @@ func testRuntime(t *testing.T, steps ...faux.Step) (*Runtime, *eventLog) {
 	rt.Subscribe(log.add)
 	t.Cleanup(rt.Close)
 	return rt, log
-}
-
-type eventLog struct {
-	mu  sync.Mutex
-	evs []events.Event
-}
-
-func (l *eventLog) add(ev events.Event) {
-	l.mu.Lock()
-	l.evs = append(l.evs, ev)
-	l.mu.Unlock()
 }
 
 func (l *eventLog) types() []string {
@@ -80,7 +68,8 @@ func answers(n int) []faux.Step {
 	return out
 }
 
-func prompt(t *testing.T, rt *Runtime, text string) {
+// promptAndWait runs a prompt to the end.
+func promptAndWait(t *testing.T, rt *Runtime, text string) {
 	t.Helper()
 	start, err := rt.Prompt(PromptInput{Text: text})
 	if err != nil {
@@ -105,9 +94,9 @@ func compactionEntries(rt *Runtime) []*session.Entry {
 }
 
 func TestCompactHookCancels(t *testing.T) {
-	rt, log := testRuntime(t, answers(5)...)
+	rt, log := compactRuntime(t, answers(5)...)
 	for i := 0; i < 5; i++ {
-		prompt(t, rt, fmt.Sprintf("request %d", i))
+		promptAndWait(t, rt, fmt.Sprintf("request %d", i))
 	}
 	var seen BeforeCompactEvent
 	rt.SetCompactionHooks(CompactionHooks{Before: func(ctx context.Context, ev BeforeCompactEvent) (BeforeCompactDecision, error) {
@@ -127,9 +116,9 @@ func TestCompactHookCancels(t *testing.T) {
 }
 
 func TestCompactHookSuppliesText(t *testing.T) {
-	rt, _ := testRuntime(t, answers(5)...)
+	rt, _ := compactRuntime(t, answers(5)...)
 	for i := 0; i < 5; i++ {
-		prompt(t, rt, fmt.Sprintf("request %d", i))
+		promptAndWait(t, rt, fmt.Sprintf("request %d", i))
 	}
 	blank := "  \n"
 	rt.SetCompactionHooks(CompactionHooks{Before: func(ctx context.Context, ev BeforeCompactEvent) (BeforeCompactDecision, error) {
@@ -168,9 +157,9 @@ func TestCompactHookSuppliesText(t *testing.T) {
 
 func TestPromptWaitsForCompactionOutsideRun(t *testing.T) {
 	steps := append(answers(5), faux.Step{Text: "1,4\n", Chunks: 4, DelayMs: 100}, faux.Step{Text: "after"})
-	rt, log := testRuntime(t, steps...)
+	rt, log := compactRuntime(t, steps...)
 	for i := 0; i < 5; i++ {
-		prompt(t, rt, fmt.Sprintf("request %d", i))
+		promptAndWait(t, rt, fmt.Sprintf("request %d", i))
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -187,7 +176,7 @@ func TestPromptWaitsForCompactionOutsideRun(t *testing.T) {
 	if st := rt.State(); !st.IsCompacting {
 		t.Fatal("state should report compacting")
 	}
-	prompt(t, rt, "while compacting")
+	promptAndWait(t, rt, "while compacting")
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +192,7 @@ func TestPromptWaitsForCompactionOutsideRun(t *testing.T) {
 }
 
 func TestThresholdUsesLatestAssistantUsage(t *testing.T) {
-	rt, _ := testRuntime(t)
+	rt, _ := compactRuntime(t)
 	m := faux.Models()[1]
 	rt.model = &m
 	limit := m.ContextWindow - rt.settings.Compaction.ReserveTokens
@@ -249,7 +238,7 @@ func TestCrashBetweenBackupAndAppendLeavesSessionLoadable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	rt := fileRuntime(t, path, append(answers(5), faux.Step{Text: "1,4\n"})...)
 	for i := 0; i < 5; i++ {
-		prompt(t, rt, fmt.Sprintf("request %d", i))
+		promptAndWait(t, rt, fmt.Sprintf("request %d", i))
 	}
 	rt.cmp.afterBackup = func() error { return errors.New("simulated crash") }
 	if _, err := rt.Compact(context.Background()); err == nil || err.Error() != "simulated crash" {

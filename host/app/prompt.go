@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/atomic-go/atomic/host/agent"
 	"github.com/atomic-go/atomic/host/events"
@@ -252,25 +253,39 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 	}
 	rt.compactOverThreshold(run)
 	var rec overflowRecovery
+	retry := rt.newRetrier(run) // automatic retry of transient provider errors (retry.go)
+	defer retry.done()
 	for {
 		cfg := rt.agentConfig()
+		retry.instrument(cfg)
 		var next []llm.Message
+		var retryIn time.Duration
+		retrying := false
 		cfg.Emit = func(ev events.Event) {
-			if end, ok := ev.(events.AgentEnd); ok && !rec.begin(rt, run, end.Messages) {
-				next = rt.nextOrFinish(run)
+			if end, ok := ev.(events.AgentEnd); ok {
+				if retryIn, retrying = retry.plan(end.Messages); !retrying && !rec.begin(rt, run, end.Messages) {
+					next = rt.nextOrFinish(run)
+				}
 			}
 			rt.agentEvent(ev)
+			retry.observe(ev)
 		}
 		rt.mu.Lock()
 		history := append([]llm.Message(nil), rt.contextLocked()...)
 		rt.mu.Unlock()
 		agent.Run(run.ctx, cfg, history, prompts)
-		if rec.after(rt, run) {
+		retry.flush()
+		if retrying {
+			if retry.sleep(retryIn) {
+				prompts = nil
+				continue
+			}
+			next = rt.nextOrFinish(run)
+		} else if rec.after(rt, run) {
 			prompts = nil // retry the turn on the compacted context
 			continue
-		}
-		if rec.retry {
-			next = rt.nextOrFinish(run) // no retry: finish as usual
+		} else if rec.retry {
+			next = rt.nextOrFinish(run) // no retry after all: finish as usual
 		}
 		if next == nil {
 			break
@@ -338,7 +353,7 @@ func (rt *Runtime) agentConfig() *agent.Config {
 	provider, err := rt.catalog.ProviderFor(model)
 	key, _ := rt.catalog.Credential(model.Provider)
 	cfg := &agent.Config{
-		Model: model, Provider: provider, APIKey: key, Headers: model.Headers,
+		Model: model, Provider: provider, APIKey: key, Headers: rt.requestHeaders(model, key),
 		SystemPrompt: rt.systemPrompt(), ThinkingLevel: level, SessionID: sess.ID(),
 		Tools: rt.tools, Cwd: rt.Cwd(), Env: rt.toolEnv(),
 		Emit:     rt.agentEvent,

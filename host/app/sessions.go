@@ -264,6 +264,7 @@ func (rt *Runtime) restoreLocked(p *session.Plan, keepModel, keepThinking bool) 
 	level := rt.thinking
 	if !keepThinking && llm.IsThinkingLevel(p.ThinkingLevel) {
 		level = p.ThinkingLevel
+		rt.prov.wantThinking = level // the level to come back to on later model changes
 	}
 	level = llm.ClampThinkingLevel(rt.model, level)
 	if level != rt.thinking {

@@ -38,6 +38,7 @@ type Settings struct {
 	DefaultProvider      string             `mapstructure:"defaultProvider"`
 	DefaultModel         string             `mapstructure:"defaultModel"`
 	DefaultThinkingLevel string             `mapstructure:"defaultThinkingLevel"`
+	ThinkingBudgets      map[string]int     `mapstructure:"thinkingBudgets"`
 	SteeringMode         string             `mapstructure:"steeringMode"`
 	FollowUpMode         string             `mapstructure:"followUpMode"`
 	Retry                RetrySettings      `mapstructure:"retry"`

@@ -14,6 +14,9 @@ type Catalog struct {
 	// Credential returns the API key for a provider and whether the provider
 	// is usable (a provider that needs no key reports "", true).
 	Credential func(provider string) (string, bool)
+	// Usable, when set, answers whether a provider can be called without
+	// resolving its key (which may run a command); Available uses it.
+	Usable func(provider string) bool
 }
 
 // NewCatalog returns an empty catalog.
@@ -70,7 +73,12 @@ func (c *Catalog) Available() []Model {
 		if _, ok := c.apis[m.API]; !ok {
 			continue
 		}
-		if c.Credential != nil {
+		switch {
+		case c.Usable != nil:
+			if !c.Usable(m.Provider) {
+				continue
+			}
+		case c.Credential != nil:
 			if _, ok := c.Credential(m.Provider); !ok {
 				continue
 			}

@@ -47,18 +47,20 @@ type ModelCost struct {
 
 // Model describes one model of one provider, in the protocol's shape.
 type Model struct {
-	ID            string            `json:"id"`
-	Name          string            `json:"name"`
-	API           string            `json:"api"`
-	Provider      string            `json:"provider"`
-	BaseURL       string            `json:"baseUrl"`
-	Reasoning     bool              `json:"reasoning"`
-	Input         []string          `json:"input"`
-	ContextWindow int               `json:"contextWindow"`
-	MaxTokens     int               `json:"maxTokens"`
-	Cost          ModelCost         `json:"cost"`
-	Headers       map[string]string `json:"headers,omitempty"`
-	Compat        map[string]any    `json:"compat,omitempty"`
+	ID            string    `json:"id"`
+	Name          string    `json:"name"`
+	API           string    `json:"api"`
+	Provider      string    `json:"provider"`
+	BaseURL       string    `json:"baseUrl"`
+	Reasoning     bool      `json:"reasoning"`
+	Input         []string  `json:"input"`
+	ContextWindow int       `json:"contextWindow"`
+	MaxTokens     int       `json:"maxTokens"`
+	Cost          ModelCost `json:"cost"`
+	// Headers are extra request headers (raw models.json values, which may
+	// name secrets); they are never serialised.
+	Headers map[string]string `json:"-"`
+	Compat  map[string]any    `json:"compat,omitempty"`
 	// ThinkingLevels, when set, lists the levels the model supports beyond
 	// the standard ones (for example "xhigh" or "max").
 	ThinkingLevels []string `json:"thinkingLevels,omitempty"`

@@ -25,6 +25,9 @@ type Request struct {
 	APIKey        string            `json:"-"`
 	Headers       map[string]string `json:"-"`
 	SessionID     string            `json:"sessionId,omitempty"`
+	// ThinkingBudgets overrides the token budgets of budget-based thinking
+	// per level (settings "thinkingBudgets").
+	ThinkingBudgets map[string]int `json:"-"`
 }
 
 // Provider streams one assistant response for a request. It reports every

@@ -38,15 +38,13 @@ func TestThresholdCompactionInLongSession(t *testing.T) {
 	script := append(turnsUpTo(5), bigTurn("the big one", 20000), map[string]any{"text": "1,6\n"}, bigTurn("fresh", 3000))
 	a := e2e.Start(t, e2e.Options{Args: []string{"--model", "faux/faux-2"}, Script: script})
 	for i := 0; i < 5; i++ {
-		recs := a.PromptAndWait(fmt.Sprintf("request %d", i))
-		if indexOfType(recs, "compaction_start") >= 0 {
-			t.Fatal("no compaction below the threshold")
-		}
+		settle(t, a, fmt.Sprintf("request %d", i))
+	}
+	if indexOfType(a.Records(0), "compaction_start") >= 0 {
+		t.Fatal("no compaction below the threshold")
 	}
 	from := a.Len()
-	a.PromptAndWait("request 5")
-	settled := a.WaitFrom(from, 10*time.Second, func(r e2e.Record) bool { return r.Type() == "agent_settled" })
-	_ = settled
+	settle(t, a, "request 5")
 	recs := a.Records(from)
 	iEnd, iStart, iCEnd, iSettled := indexOfType(recs, "agent_end"), indexOfType(recs, "compaction_start"), indexOfType(recs, "compaction_end"), indexOfType(recs, "agent_settled")
 	if !(iEnd >= 0 && iEnd < iStart && iStart < iCEnd && iCEnd < iSettled) {
@@ -68,8 +66,9 @@ func TestThresholdCompactionInLongSession(t *testing.T) {
 		t.Fatalf("state %v", st)
 	}
 	// The next run starts from the compacted context and does not compact again.
-	recs = a.PromptAndWait("request 6")
-	if indexOfType(recs, "compaction_start") >= 0 {
+	from = a.Len()
+	settle(t, a, "request 6")
+	if indexOfType(a.Records(from), "compaction_start") >= 0 {
 		t.Fatal("compacted again")
 	}
 }
@@ -78,7 +77,7 @@ func TestThresholdCompactionDisabled(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{Args: []string{"--model", "faux/faux-2"}, Script: append(turnsUpTo(4), bigTurn("big", 20000), bigTurn("next", 20000))})
 	a.MustSucceed(map[string]any{"type": "set_auto_compaction", "enabled": false})
 	for i := 0; i < 6; i++ {
-		a.PromptAndWait(fmt.Sprintf("request %d", i))
+		settle(t, a, fmt.Sprintf("request %d", i))
 	}
 	time.Sleep(200 * time.Millisecond)
 	if indexOfType(a.Records(0), "compaction_start") >= 0 {
@@ -94,7 +93,7 @@ func TestPromptDuringCompactionIsQueued(t *testing.T) {
 	script := append(turnsUpTo(4), bigTurn("big", 20000), slowPlan, bigTurn("queued answer", 2000))
 	a := e2e.Start(t, e2e.Options{Args: []string{"--model", "faux/faux-2"}, Script: script})
 	for i := 0; i < 4; i++ {
-		a.PromptAndWait(fmt.Sprintf("request %d", i))
+		settle(t, a, fmt.Sprintf("request %d", i))
 	}
 	from := a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "request 4"})
@@ -126,7 +125,7 @@ func TestAbortStopsCompaction(t *testing.T) {
 			slowPlan := map[string]any{"text": "1,4\n", "chunks": 10, "delayMs": 500}
 			a := e2e.Start(t, e2e.Options{Script: append(longAnswers(5), slowPlan)})
 			for i := 0; i < 5; i++ {
-				a.PromptAndWait(fmt.Sprintf("request %d", i))
+				settle(t, a, fmt.Sprintf("request %d", i))
 			}
 			from := a.Len()
 			id := a.NewID()

@@ -22,6 +22,15 @@ func longAnswers(n int) []map[string]any {
 	return out
 }
 
+// settle runs a prompt and waits until its run has settled.
+func settle(t *testing.T, a *e2e.Agent, msg string) []e2e.Record {
+	t.Helper()
+	from := a.Len()
+	recs := a.PromptAndWait(msg)
+	a.WaitType(from, "agent_settled")
+	return recs
+}
+
 func dataOf(t *testing.T, r e2e.Record) map[string]any {
 	t.Helper()
 	d, ok := r["data"].(map[string]any)
@@ -35,7 +44,7 @@ func TestCompactManual(t *testing.T) {
 	script := append(longAnswers(5), map[string]any{"text": "1,4\n9,12\n"}, map[string]any{"text": "after compaction"})
 	a := e2e.Start(t, e2e.Options{Script: script})
 	for i := 0; i < 5; i++ {
-		a.PromptAndWait(fmt.Sprintf("request %d", i))
+		settle(t, a, fmt.Sprintf("request %d", i))
 	}
 	from := a.Len()
 	resp := a.MustSucceed(map[string]any{"type": "compact"})
@@ -150,7 +159,7 @@ func TestCompactRetriesTransientPlannerErrors(t *testing.T) {
 	script := append(longAnswers(5), map[string]any{"error": "overloaded", "status": 529}, map[string]any{"text": "1,4\n"})
 	a := e2e.Start(t, e2e.Options{Dir: dir, Script: script})
 	for i := 0; i < 5; i++ {
-		a.PromptAndWait(fmt.Sprintf("request %d", i))
+		settle(t, a, fmt.Sprintf("request %d", i))
 	}
 	from := a.Len()
 	res := dataOf(t, a.MustSucceed(map[string]any{"type": "compact"}))

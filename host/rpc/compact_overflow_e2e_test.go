@@ -17,7 +17,7 @@ func TestOverflowCompactsAndRetriesOnce(t *testing.T) {
 	script := append(turnsUpTo(4), overflowStep(), map[string]any{"text": "1,6\n"}, map[string]any{"text": "recovered answer"})
 	a := e2e.Start(t, e2e.Options{Script: script})
 	for i := 0; i < 4; i++ {
-		a.PromptAndWait(fmt.Sprintf("request %d", i))
+		settle(t, a, fmt.Sprintf("request %d", i))
 	}
 	from := a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "request 4"})
@@ -65,7 +65,7 @@ func TestOverflowTwiceIsUnresolved(t *testing.T) {
 	script := append(turnsUpTo(4), overflowStep(), map[string]any{"text": "1,6\n"}, overflowStep())
 	a := e2e.Start(t, e2e.Options{Script: script})
 	for i := 0; i < 4; i++ {
-		a.PromptAndWait(fmt.Sprintf("request %d", i))
+		settle(t, a, fmt.Sprintf("request %d", i))
 	}
 	from := a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "request 4"})
@@ -89,7 +89,7 @@ func TestOverflowPlannerFailureFallsBackToFresh(t *testing.T) {
 	script := append(turnsUpTo(4), overflowStep(), map[string]any{"text": "I cannot do that"}, map[string]any{"text": "ok now"})
 	a := e2e.Start(t, e2e.Options{Script: script})
 	for i := 0; i < 4; i++ {
-		a.PromptAndWait(fmt.Sprintf("request %d", i))
+		settle(t, a, fmt.Sprintf("request %d", i))
 	}
 	from := a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "request 4"})

@@ -36,7 +36,7 @@ func TestCompactPersistsAndReopenDoesNotReplan(t *testing.T) {
 	dir := t.TempDir()
 	a := e2e.Start(t, e2e.Options{Dir: dir, Script: append(longAnswers(5), map[string]any{"text": "1,4\n9,12\n"})})
 	for i := 0; i < 5; i++ {
-		a.PromptAndWait(fmt.Sprintf("request %d", i))
+		settle(t, a, fmt.Sprintf("request %d", i))
 	}
 	file, _ := dataOf(t, a.MustSucceed(map[string]any{"type": "get_state"}))["sessionFile"].(string)
 	before, err := os.ReadFile(file)
@@ -110,7 +110,7 @@ func TestCompactWithPreserveZeroKeepsNoTail(t *testing.T) {
 	dir := projectWithSettings(t, `{"compaction":{"preserve_recent":0}}`)
 	a := e2e.Start(t, e2e.Options{Dir: dir, Script: append(longAnswers(4), map[string]any{"text": "2,3\n"})})
 	for i := 0; i < 4; i++ {
-		a.PromptAndWait(fmt.Sprintf("request %d", i))
+		settle(t, a, fmt.Sprintf("request %d", i))
 	}
 	res := dataOf(t, a.MustSucceed(map[string]any{"type": "compact"}))
 	if v, ok := res["firstKeptEntryId"]; !ok || v != nil {

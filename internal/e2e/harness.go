@@ -84,6 +84,9 @@ type Options struct {
 	// RawStdout turns off the check, made when the test ends, that every
 	// stdout line is one JSON object (for print mode).
 	RawStdout bool
+	// AgentFiles are written into the agent directory before the start
+	// (name relative to it -> content), e.g. "models.json".
+	AgentFiles map[string]string
 }
 
 // Record is one line the agent wrote to stdout, decoded.
@@ -134,6 +137,15 @@ func Command(t testing.TB, opts Options) (*exec.Cmd, Env) {
 	}
 	if err := os.MkdirAll(e.AgentDir, 0o700); err != nil {
 		t.Fatal(err)
+	}
+	for name, content := range opts.AgentFiles {
+		p := filepath.Join(e.AgentDir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	args := []string{}
 	if !opts.NoMode {
