@@ -1,6 +1,7 @@
 package rpc_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -186,5 +187,50 @@ func TestCompactRetriesTransientPlannerErrors(t *testing.T) {
 	want := "compaction_start summarization_retry_scheduled summarization_retry_attempt_start summarization_retry_finished compaction_end"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("events %v", got)
+	}
+}
+
+func TestCompactBadPlannerReplies(t *testing.T) {
+	bad := []struct{ reply, err string }{
+		{"Sure! Delete these:\n1,4", "Compaction range planning returned malformed output"},
+		{"```\n1,4\n```", "Compaction range planning returned malformed output"},
+		{"-3,4", "Compaction range planning returned malformed output"},
+		{"1, 4", "Compaction range planning returned malformed output"},
+		{"500,900\n0,0", "Compaction range planning produced no usable deleted ranges"},
+		{"", "Compaction range planning produced no usable deleted ranges"},
+	}
+	script := longAnswers(5)
+	for _, b := range bad {
+		script = append(script, map[string]any{"text": b.reply})
+	}
+	script = append(script, map[string]any{"text": "1,999999"})
+	a := e2e.Start(t, e2e.Options{Script: script})
+	for i := 0; i < 5; i++ {
+		settle(t, a, fmt.Sprintf("request %d", i))
+	}
+	file, _ := dataOf(t, a.MustSucceed(map[string]any{"type": "get_state"}))["sessionFile"].(string)
+	before, _ := os.ReadFile(file)
+	for _, b := range bad {
+		resp := a.Request(map[string]any{"type": "compact"})
+		if resp["success"] != false || resp["error"] != b.err {
+			t.Fatalf("reply %q: %v", b.reply, resp)
+		}
+	}
+	if after, _ := os.ReadFile(file); !bytes.Equal(after, before) {
+		t.Fatal("a failed compaction changed the session file")
+	}
+	if baks, _ := filepath.Glob(file + ".*.bak"); len(baks) != 0 {
+		t.Fatalf("a failed compaction left backups: %v", baks)
+	}
+	// A reply deleting everything is valid: the whole region becomes one
+	// marker and the kept tail follows it.
+	res := dataOf(t, a.MustSucceed(map[string]any{"type": "compact"}))
+	if res["compactedText"] != "(filtered 23 lines)" || res["stats"].(map[string]any)["linesKept"] != float64(0) {
+		t.Fatalf("result %v", res)
+	}
+	msgs := dataOf(t, a.MustSucceed(map[string]any{"type": "get_messages"}))["messages"].([]any)
+	text := msgs[0].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)
+	if !strings.HasSuffix(text, "(filtered 23 lines)\n\n[User]: request 4\n\n[Assistant]: answer 4 line 1\nanswer 4 line 2\nanswer 4 line 3") {
+		t.Fatalf("boundary %q", text)
 	}
 }
