@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/atomic-go/atomic/host/compaction"
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/extensions"
@@ -119,6 +120,7 @@ type Runtime struct {
 	run          *activeRun    // the active run; cleared when it decides to end, just before agent_end
 	last         *activeRun    // the latest run, which may still be emitting its last events
 	pendingBash  []pendingBash // bash messages held while a run is in flight (bash.go)
+	cmp          compactionState
 	closing      bool
 	prov         *provState // providers, credentials, retry (catalog.go, retry.go)
 
@@ -187,7 +189,7 @@ func New(opts Options) (*Runtime, error) {
 	rt.tools = tools.NewRegistryWithBuiltins(active)
 
 	rt.cwd.Store(&opts.Cwd)
-	rt.ctxRules = session.DefaultRules
+	rt.ctxRules = compaction.ContextRules
 	if err := rt.selectInitialModel(); err != nil {
 		return nil, err
 	}

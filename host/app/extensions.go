@@ -67,6 +67,7 @@ func (rt *Runtime) setupExtensions() {
 	}
 	rt.SetResourceDiscoverer(rt.resourcesDiscover)
 	rt.installSessionHooks()
+	rt.installCompactionHooks()
 	rt.OnReload(rt.reloadExtensions)
 	go func() {
 		_ = rt.ext.mgr.Wait(context.Background())
@@ -363,9 +364,7 @@ func (rt *Runtime) installSessionHooks() {
 	rt.SetSessionHooks(SessionHooks{
 		BeforeSwitch: func(ctx context.Context, ev SessionSwitchEvent) bool {
 			rt.extReady()
-			return bus.Before(ctx, hooks.SessionBeforeSwitch, map[string]any{
-				"reason": ev.Reason, "targetSessionFile": omitEmpty(ev.TargetSessionFile),
-			}).Cancel
+			return bus.Before(ctx, hooks.SessionBeforeSwitch, hooks.SessionBeforeSwitchEvent{Reason: ev.Reason, TargetSessionFile: ev.TargetSessionFile}).Cancel
 		},
 		BeforeFork: func(ctx context.Context, ev SessionForkEvent) bool {
 			rt.extReady()
@@ -373,9 +372,11 @@ func (rt *Runtime) installSessionHooks() {
 		},
 		BeforeTree: func(ctx context.Context, ev TreeEvent) bool {
 			rt.extReady()
-			return bus.Before(ctx, hooks.SessionBeforeTree, map[string]any{
-				"preparation": map[string]any{"targetId": ev.TargetID, "oldLeafId": omitEmpty(ev.OldLeaf)},
-			}).Cancel
+			type prep struct {
+				TargetID  string `json:"targetId"`
+				OldLeafID string `json:"oldLeafId,omitempty"`
+			}
+			return bus.Before(ctx, hooks.SessionBeforeTree, map[string]any{"preparation": prep{ev.TargetID, ev.OldLeaf}}).Cancel
 		},
 		Shutdown: func(ev SessionLifecycleEvent) {
 			bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: ev.Reason, TargetSessionFile: ev.TargetSessionFile})
@@ -386,12 +387,33 @@ func (rt *Runtime) installSessionHooks() {
 	})
 }
 
-// omitEmpty turns "" into nil so that the key is left out... as null; the
-// reference leaves optional keys out, and a JSON null reads the same for
-// handlers (undefined == null).
-func omitEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
+// installCompactionHooks lets extensions cancel a compaction or supply its
+// text (session_before_compact: {cancel} or {compactedText}) and tells
+// them about committed ones (session_compact).
+func (rt *Runtime) installCompactionHooks() {
+	bus := rt.ext.bus
+	rt.SetCompactionHooks(CompactionHooks{
+		Before: func(ctx context.Context, ev BeforeCompactEvent) (BeforeCompactDecision, error) {
+			rt.extReady()
+			if !bus.Has(hooks.SessionBeforeCompact) {
+				return BeforeCompactDecision{}, nil
+			}
+			r := bus.Before(ctx, hooks.SessionBeforeCompact, ev)
+			d := BeforeCompactDecision{Cancel: r.Cancel}
+			if !r.Cancel && r.Raw != nil {
+				var x struct {
+					CompactedText *string `json:"compactedText"`
+				}
+				if err := json.Unmarshal(r.Raw, &x); err == nil {
+					d.CompactedText = x.CompactedText
+				}
+			}
+			return d, nil
+		},
+		After: func(_ context.Context, ev CompactEvent) {
+			if bus.Has(hooks.SessionCompact) {
+				bus.Notify(hooks.SessionCompact, ev)
+			}
+		},
+	})
 }

@@ -65,7 +65,12 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 		return nil, ErrClosing
 	}
 	if rt.run != nil {
+		compacting := rt.isCompactingLocked()
 		rt.mu.Unlock()
+		if compacting && in.StreamingBehavior == "" {
+			// The run is compacting: the prompt waits for it as a follow-up.
+			in.StreamingBehavior = BehaviorFollowUp
+		}
 		switch in.StreamingBehavior {
 		case BehaviorSteer:
 			rt.enqueue(true, text, in.Images)
@@ -93,9 +98,17 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 	}
 	rt.flushPendingBashLocked()
 	run := rt.beginRunLocked()
+	wait := rt.compactionDoneLocked()
 	rt.mu.Unlock()
 	prompt := userMessage(text, in.Images)
-	return func() { go rt.execute(run, []llm.Message{prompt}) }, nil
+	return func() {
+		go func() {
+			if wait != nil { // a compaction outside a run: start once it is over
+				<-wait
+			}
+			rt.execute(run, []llm.Message{prompt})
+		}()
+	}, nil
 }
 
 // Steer queues a steering message.
@@ -256,11 +269,18 @@ func (rt *Runtime) beginRunLocked() *activeRun {
 // rt.run) is taken just before agent_end goes out. A run started in the
 // meantime waits until this one has emitted agent_settled before it
 // begins, so runs never interleave their events.
+//
+// Automatic compaction hooks in here (compaction.go): before the prompt
+// and after the run when the context is over the threshold, and after a
+// run that overflowed the model's context, which stays active, compacts
+// and retries once.
 func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 	if run.prev != nil {
 		<-run.prev.settled
 		run.prev = nil // do not keep the whole history of runs alive
 	}
+	rt.compactOverThreshold(run)
+	var rec overflowRecovery
 	retry := rt.newRetrier(run) // automatic retry of transient provider errors (retry.go)
 	defer retry.done()
 	first := true
@@ -280,7 +300,7 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 		retrying := false
 		cfg.Emit = func(ev events.Event) {
 			if end, ok := ev.(events.AgentEnd); ok {
-				if retryIn, retrying = retry.plan(end.Messages); !retrying {
+				if retryIn, retrying = retry.plan(end.Messages); !retrying && !rec.begin(rt, run, end.Messages) {
 					next = rt.nextOrFinish(run)
 				}
 			}
@@ -298,12 +318,18 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 				continue
 			}
 			next = rt.nextOrFinish(run)
+		} else if rec.after(rt, run) {
+			prompts = nil // retry the turn on the compacted context
+			continue
+		} else if rec.retry {
+			next = rt.nextOrFinish(run) // no retry after all: finish as usual
 		}
 		if next == nil {
 			break
 		}
 		prompts = next
 	}
+	rt.compactOverThreshold(run)
 	run.cancel()
 	close(run.done)
 	rt.Emit(events.AgentSettled{})
@@ -416,7 +442,10 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 }
 
 // Abort cancels the run in flight and waits until it has stopped.
-func (rt *Runtime) Abort() { rt.AbortRun() }
+func (rt *Runtime) Abort() {
+	rt.AbortCompaction()
+	rt.AbortRun()
+}
 
 // AbortRun cancels the run in flight (including one that is emitting its
 // last events), waits until its agent loop has returned, and reports

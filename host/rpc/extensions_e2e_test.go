@@ -534,3 +534,32 @@ func TestModelSelectReachesExtensions(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestExtensionCancelsOrWritesCompaction(t *testing.T) {
+	script := []map[string]any{}
+	for i := 0; i < 5; i++ {
+		script = append(script, map[string]any{"text": fmt.Sprintf("answer %d line 1\nanswer %d line 2\nanswer %d line 3", i, i, i)})
+	}
+	a := startWithPlugins(t, script, []string{"--compact-text", "cancel"})
+	for i := 0; i < 5; i++ {
+		from := a.Len()
+		a.PromptAndWait(fmt.Sprintf("request %d", i))
+		a.WaitType(from, "agent_settled")
+	}
+	r := a.Request(map[string]any{"type": "compact"})
+	if r["success"] != false || !strings.Contains(fmt.Sprint(r["error"]), "ancel") {
+		t.Fatalf("compaction not cancelled: %v", r)
+	}
+
+	b := startWithPlugins(t, script, []string{"--compact-text", "summary written by the extension"})
+	for i := 0; i < 5; i++ {
+		from := b.Len()
+		b.PromptAndWait(fmt.Sprintf("request %d", i))
+		b.WaitType(from, "agent_settled")
+	}
+	r = b.MustSucceed(map[string]any{"type": "compact"})
+	d := r["data"].(map[string]any)
+	if d["rung"] != "extension" || !strings.Contains(fmt.Sprint(d["compactedText"]), "summary written by the extension") {
+		t.Fatalf("%v", d)
+	}
+}

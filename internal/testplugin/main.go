@@ -49,6 +49,7 @@ func main() {
 		contextLast  = flag.Bool("context-last-only", false, "context: send only the last message to the model")
 		recordRaw    = flag.Bool("record-payload", false, "record observed events as their JSON payload")
 		userBash     = flag.String("user-bash", "", "user_bash: answer commands containing this text itself")
+		compactText  = flag.String("compact-text", "", "session_before_compact: supply this compacted text (\"cancel\" cancels)")
 	)
 	flag.Parse()
 	switch {
@@ -211,6 +212,15 @@ func main() {
 			}
 			code := 0
 			return &sdk.UserBashResult{Result: &sdk.BashResult{Output: "handled by testplugin: " + ev.Command, ExitCode: &code}}, nil
+		})
+	}
+	if *compactText != "" {
+		ext.On(sdk.EventSessionBeforeCompact, func(ctx *sdk.Context, raw json.RawMessage) (any, error) {
+			record(sdk.EventSessionBeforeCompact)
+			if *compactText == "cancel" {
+				return &sdk.CancelResult{Cancel: true}, nil
+			}
+			return map[string]any{"compactedText": *compactText}, nil
 		})
 	}
 	if *contextLast {
