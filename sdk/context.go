@@ -90,6 +90,9 @@ type Host interface {
 	Commands(ctx context.Context) ([]CommandInfo, error)
 	// State returns live values of the session.
 	State(ctx context.Context) (*State, error)
+	// Compact compacts the session now and returns the result (the
+	// compact command's data) when done.
+	Compact(ctx context.Context) (json.RawMessage, error)
 }
 
 // SendOptions tell how a custom message is delivered.

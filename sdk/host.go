@@ -184,6 +184,17 @@ func (h *grpcHost) State(ctx context.Context) (*State, error) {
 	return &State{IsIdle: r.IsIdle, HasPendingMessages: r.HasPendingMessages, SystemPrompt: r.SystemPrompt}, nil
 }
 
+func (h *grpcHost) Compact(ctx context.Context) (json.RawMessage, error) {
+	r, err := h.c.Compact(ctx, &pb.CompactRequest{})
+	if err != nil {
+		return nil, err
+	}
+	if r.Error != "" {
+		return nil, errors.New(r.Error)
+	}
+	return r.ResultJson, nil
+}
+
 // ErrNoHost is returned by host calls made before the agent connected.
 var ErrNoHost = errors.New("the agent has not connected yet")
 
@@ -209,5 +220,6 @@ func (noHost) UI(context.Context, string, map[string]any) (UIAnswer, error) {
 func (noHost) Exec(context.Context, string, []string, ExecOptions) (*ExecResult, error) {
 	return nil, ErrNoHost
 }
-func (noHost) Commands(context.Context) ([]CommandInfo, error) { return nil, ErrNoHost }
-func (noHost) State(context.Context) (*State, error)           { return nil, ErrNoHost }
+func (noHost) Commands(context.Context) ([]CommandInfo, error)  { return nil, ErrNoHost }
+func (noHost) State(context.Context) (*State, error)            { return nil, ErrNoHost }
+func (noHost) Compact(context.Context) (json.RawMessage, error) { return nil, ErrNoHost }

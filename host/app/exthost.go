@@ -318,3 +318,12 @@ func (h *extHost) State(context.Context) extensions.HostState {
 	st.SystemPrompt = rt.systemPrompt()
 	return st
 }
+
+// Compact compacts the session like the compact command.
+func (h *extHost) Compact(ctx context.Context) (json.RawMessage, error) {
+	res, err := h.rt.Compact(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}

@@ -196,4 +196,6 @@ type Host interface {
 	Exec(ctx context.Context, command string, args []string, cwd string, timeout time.Duration) (ExecResult, error)
 	Commands(ctx context.Context) json.RawMessage
 	State(ctx context.Context) HostState
+	// Compact compacts the session now and returns the result as JSON.
+	Compact(ctx context.Context) (json.RawMessage, error)
 }

@@ -563,3 +563,12 @@ func TestExtensionCancelsOrWritesCompaction(t *testing.T) {
 		t.Fatalf("%v", d)
 	}
 }
+
+func TestExtensionAsksForCompaction(t *testing.T) {
+	a := startWithPlugins(t, nil, []string{"--command", "hello"})
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "/hello compact"})
+	a.WaitFrom(from, 10*time.Second, func(r e2e.Record) bool {
+		return r.Type() == "message_end" && strings.Contains(fmt.Sprint(r["message"]), "compact error: Nothing to compact")
+	})
+}

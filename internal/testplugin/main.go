@@ -244,6 +244,13 @@ func main() {
 				if args == "hang" {
 					select {} // never returns, ignores the context on purpose
 				}
+				if args == "compact" {
+					if _, err := ctx.Host.Compact(ctx); err != nil {
+						args = "compact error: " + err.Error()
+					} else {
+						args = "compacted"
+					}
+				}
 				if args == "greet" {
 					g, _ := ctx.Flag("greeting")
 					args = "greet " + g

@@ -2,6 +2,7 @@ package sdktest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -36,6 +37,7 @@ type FakeHost struct {
 	Aborted      int
 	ModelValue   *sdk.Model
 	Thinking     string
+	Compactions  int
 }
 
 // Entry is a recorded custom entry.
@@ -244,3 +246,12 @@ func (f *FakeHost) Commands(context.Context) ([]sdk.CommandInfo, error) { return
 
 // State implements sdk.Host.
 func (f *FakeHost) State(context.Context) (*sdk.State, error) { return &sdk.State{IsIdle: true}, nil }
+
+// Compact implements sdk.Host: it records the call and returns an empty
+// result.
+func (f *FakeHost) Compact(context.Context) (json.RawMessage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Compactions++
+	return json.RawMessage(`{}`), nil
+}

@@ -239,3 +239,7 @@ func TestPluginNeverGetsTheHostStdin(t *testing.T) {
 		t.Fatalf("the plugin read %q from its standard input", b)
 	}
 }
+
+func (h *fakeHost) Compact(context.Context) (json.RawMessage, error) {
+	return json.RawMessage(`{}`), nil
+}

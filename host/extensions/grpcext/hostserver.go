@@ -196,6 +196,14 @@ func (s *hostServer) GetState(ctx context.Context, _ *pb.GetStateRequest) (*pb.G
 	return &pb.GetStateResponse{IsIdle: st.IsIdle, HasPendingMessages: st.HasPendingMessages, SystemPrompt: st.SystemPrompt, Context: s.p.handlerContext("")}, nil
 }
 
+func (s *hostServer) Compact(ctx context.Context, _ *pb.CompactRequest) (*pb.CompactResponse, error) {
+	res, err := s.p.host.Compact(ctx)
+	if err != nil {
+		return &pb.CompactResponse{Error: err.Error()}, nil
+	}
+	return &pb.CompactResponse{ResultJson: res}, nil
+}
+
 func sessionQuery(r *pb.GetSessionRequest) extensions.SessionQuery {
 	return extensions.SessionQuery{Entries: r.Entries, Branch: r.Branch, Tree: r.Tree}
 }

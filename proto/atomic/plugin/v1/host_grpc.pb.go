@@ -42,6 +42,7 @@ const (
 	HostService_Exec_FullMethodName             = "/atomic.plugin.v1.HostService/Exec"
 	HostService_GetCommands_FullMethodName      = "/atomic.plugin.v1.HostService/GetCommands"
 	HostService_GetState_FullMethodName         = "/atomic.plugin.v1.HostService/GetState"
+	HostService_Compact_FullMethodName          = "/atomic.plugin.v1.HostService/Compact"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -86,6 +87,9 @@ type HostServiceClient interface {
 	// GetState returns live session values (idle, pending messages, system
 	// prompt).
 	GetState(ctx context.Context, in *GetStateRequest, opts ...grpc.CallOption) (*GetStateResponse, error)
+	// Compact compacts the session now (as the compact command) and answers
+	// when it is done.
+	Compact(ctx context.Context, in *CompactRequest, opts ...grpc.CallOption) (*CompactResponse, error)
 }
 
 type hostServiceClient struct {
@@ -266,6 +270,16 @@ func (c *hostServiceClient) GetState(ctx context.Context, in *GetStateRequest, o
 	return out, nil
 }
 
+func (c *hostServiceClient) Compact(ctx context.Context, in *CompactRequest, opts ...grpc.CallOption) (*CompactResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompactResponse)
+	err := c.cc.Invoke(ctx, HostService_Compact_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -308,6 +322,9 @@ type HostServiceServer interface {
 	// GetState returns live session values (idle, pending messages, system
 	// prompt).
 	GetState(context.Context, *GetStateRequest) (*GetStateResponse, error)
+	// Compact compacts the session now (as the compact command) and answers
+	// when it is done.
+	Compact(context.Context, *CompactRequest) (*CompactResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -368,6 +385,9 @@ func (UnimplementedHostServiceServer) GetCommands(context.Context, *GetCommandsR
 }
 func (UnimplementedHostServiceServer) GetState(context.Context, *GetStateRequest) (*GetStateResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetState not implemented")
+}
+func (UnimplementedHostServiceServer) Compact(context.Context, *CompactRequest) (*CompactResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Compact not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -696,6 +716,24 @@ func _HostService_GetState_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_Compact_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompactRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).Compact(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_Compact_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).Compact(ctx, req.(*CompactRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -770,6 +808,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetState",
 			Handler:    _HostService_GetState_Handler,
+		},
+		{
+			MethodName: "Compact",
+			Handler:    _HostService_Compact_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
