@@ -18,6 +18,8 @@ import (
 	"github.com/atomic-go/atomic/host/compaction"
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
@@ -51,6 +53,18 @@ type Options struct {
 	SystemPrompt       string
 	AppendSystemPrompt string
 
+	// Extensions are the -e paths; NoExtensions keeps only those.
+	Extensions   []string
+	NoExtensions bool
+	// TrustProject trusts the project's extensions (--trust-project).
+	TrustProject bool
+	// ExtensionFlags are command-line values of extension flags.
+	ExtensionFlags map[string]string
+	// ExtensionRuntimes are extra extension runtimes (scripts); plugin
+	// executables are always supported.
+	ExtensionRuntimes []extensions.Runtime
+	// HostVersion is the agent's version, told to plugins.
+	HostVersion string
 	// Resources (see resources.go).
 	Skills            []string // --skill paths
 	PromptTemplates   []string // --prompt-template paths
@@ -109,6 +123,9 @@ type Runtime struct {
 	cmp          compactionState
 	closing      bool
 	prov         *provState // providers, credentials, retry (catalog.go, retry.go)
+
+	ext       extState
+	closeOnce sync.Once
 }
 
 // activeRun is one run of the agent, from the prompt that started it to
@@ -151,6 +168,7 @@ func New(opts Options) (*Runtime, error) {
 		opts: opts, settings: opts.Settings.Settings, paths: opts.Settings.Paths, log: opts.Log,
 		baseCtx: ctx, cancelBase: cancel, listeners: map[int]events.Sink{},
 	}
+	rt.ext.bus = hooks.New() // before anything can emit (see tapExtensions)
 	rt.steeringMode = queueMode(rt.settings.SteeringMode)
 	rt.followUpMode = queueMode(rt.settings.FollowUpMode)
 	rt.autoCompact = rt.settings.Compaction.Enabled
@@ -181,6 +199,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	rt.initResources()
+	rt.setupExtensions()
 	return rt, nil
 }
 
@@ -285,6 +304,7 @@ func (rt *Runtime) Subscribe(fn events.Sink) func() {
 	rt.listeners[id] = fn
 	rt.resnapshotLocked()
 	rt.lmu.Unlock()
+	rt.flushEarly(fn)
 	return func() {
 		rt.lmu.Lock()
 		delete(rt.listeners, id)
@@ -310,6 +330,7 @@ func (rt *Runtime) resnapshotLocked() {
 // run, so a listener that blocks (a client not reading) cannot stall
 // Subscribe or other emitters.
 func (rt *Runtime) Emit(ev events.Event) {
+	rt.tapExtensions(ev)
 	rt.lmu.Lock()
 	sinks := rt.sinks
 	rt.lmu.Unlock()
@@ -339,7 +360,13 @@ func (rt *Runtime) Close() {
 	rt.mu.Unlock()
 	rt.Abort()
 	rt.cancelBase()
-	rt.closeSession()
+	// The start-up discovery may still be writing (the built-in skills'
+	// cache): let it finish before the caller removes directories.
+	rt.waitResources()
+	rt.closeOnce.Do(func() {
+		rt.closeSession() // session_shutdown (reason quit) goes to extensions
+		rt.closeExtensions()
+	})
 }
 
 // systemPrompt builds the system prompt for the current tools and

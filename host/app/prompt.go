@@ -47,7 +47,18 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 	if handled, err := rt.builtinCommand(in.Text); handled {
 		return nil, err
 	}
-	text := rt.expandInput(in.Text)
+	rt.extReady()
+	// An extension command runs at once, even while streaming; no input
+	// hook, no expansion.
+	if cmd := rt.extensionCommand(in.Text); cmd != nil {
+		return cmd, nil
+	}
+	text, images, handled := rt.inputHook(in.Text, in.Images, "rpc", in.StreamingBehavior)
+	if handled {
+		return nil, nil
+	}
+	in.Images = images
+	text = rt.expandInput(text)
 	rt.mu.Lock()
 	if rt.closing {
 		rt.mu.Unlock()
@@ -102,21 +113,38 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 
 // Steer queues a steering message.
 func (rt *Runtime) Steer(text string, images []llm.ContentBlock) error {
+	if rt.IsExtensionCommand(text) {
+		return errQueuedCommand(text)
+	}
 	rt.enqueue(true, rt.expandInput(text), images)
 	return nil
 }
 
 // FollowUp queues a follow-up message.
 func (rt *Runtime) FollowUp(text string, images []llm.ContentBlock) error {
+	if rt.IsExtensionCommand(text) {
+		return errQueuedCommand(text)
+	}
 	rt.enqueue(false, rt.expandInput(text), images)
 	return nil
 }
 
+func errQueuedCommand(text string) error {
+	name, _, _ := splitCommand(text)
+	return fmt.Errorf("Extension command \"/%s\" cannot be queued. Use prompt() or execute the command when not streaming.", name)
+}
+
 func (rt *Runtime) enqueue(steer bool, text string, images []llm.ContentBlock) {
+	rt.enqueueMessage(steer, text, userMessage(text, images))
+}
+
+// enqueueMessage queues any message (user or custom) as steering or
+// follow-up.
+func (rt *Runtime) enqueueMessage(steer bool, text string, msg llm.Message) {
 	rt.qmu.Lock()
 	defer rt.qmu.Unlock()
 	rt.mu.Lock()
-	q := queued{text: text, msg: userMessage(text, images)}
+	q := queued{text: text, msg: msg}
 	if steer {
 		rt.steering = append(rt.steering, q)
 	} else {
@@ -255,9 +283,18 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 	var rec overflowRecovery
 	retry := rt.newRetrier(run) // automatic retry of transient provider errors (retry.go)
 	defer retry.done()
+	first := true
 	for {
 		cfg := rt.agentConfig()
 		retry.instrument(cfg)
+		if first && prompts[0].Role == llm.RoleUser {
+			// Messages extensions held for the next prompt, then
+			// before_agent_start (system prompt for this run, injected
+			// messages).
+			prompts = append(prompts, rt.takeNextTurn()...)
+			prompts = rt.beforeAgentStart(run.ctx, cfg, prompts)
+		}
+		first = false
 		var next []llm.Message
 		var retryIn time.Duration
 		retrying := false
@@ -363,6 +400,7 @@ func (rt *Runtime) agentConfig() *agent.Config {
 	if err != nil {
 		cfg.Stream = func(context.Context, *llm.Request, *llm.Builder) error { return err }
 	}
+	rt.installHooks(cfg)
 	return cfg
 }
 
@@ -392,6 +430,7 @@ func (rt *Runtime) toolEnvLocked() []string {
 // event to the listeners. A message is recorded before its message_end goes out, so that a client
 // reacting to the event finds it in get_messages.
 func (rt *Runtime) agentEvent(ev events.Event) {
+	rt.notifyExtensions(ev)
 	if end, ok := ev.(events.MessageEnd); ok {
 		rt.mu.Lock()
 		rt.messages = append(rt.contextLocked(), end.Message)

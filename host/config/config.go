@@ -47,12 +47,15 @@ type Settings struct {
 	ShellCommandPrefix   string             `mapstructure:"shellCommandPrefix"`
 	SessionDir           string             `mapstructure:"sessionDir"`
 	DefaultTools         []string           `mapstructure:"defaultTools"`
-	Extensions           []string           `mapstructure:"extensions"`
-	Skills               []string           `mapstructure:"skills"`
-	Prompts              []string           `mapstructure:"prompts"`
-	EnableSkillCommands  bool               `mapstructure:"enableSkillCommands"`
-	EnabledModels        []string           `mapstructure:"enabledModels"`
-	DefaultProjectTrust  string             `mapstructure:"defaultProjectTrust"`
+	// Extensions entries are paths or objects {path, timeouts, ...};
+	// host/extensions reads them from the files themselves (it needs to
+	// know which file each came from).
+	Extensions          []any    `mapstructure:"extensions"`
+	Skills              []string `mapstructure:"skills"`
+	Prompts             []string `mapstructure:"prompts"`
+	EnableSkillCommands bool     `mapstructure:"enableSkillCommands"`
+	EnabledModels       []string `mapstructure:"enabledModels"`
+	DefaultProjectTrust string   `mapstructure:"defaultProjectTrust"`
 }
 
 // Paths tells where the configuration lives.
