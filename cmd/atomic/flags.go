@@ -132,3 +132,20 @@ func readTextOrFile(v string) string {
 	}
 	return v
 }
+
+// extensionFlags returns the values of unknown --name[=value] flags, which
+// extensions may have registered (a bare flag is "true").
+func (f *cliFlags) extensionFlags() map[string]string {
+	out := map[string]string{}
+	for _, a := range f.unknown {
+		name := strings.TrimPrefix(a, "--")
+		val := "true"
+		if i := strings.IndexByte(name, '='); i >= 0 {
+			name, val = name[:i], name[i+1:]
+		}
+		if name != "" {
+			out[name] = val
+		}
+	}
+	return out
+}

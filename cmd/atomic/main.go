@@ -109,6 +109,8 @@ func run(args []string) int {
 		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: readTextOrFile(f.appendSystem),
 		Skills: f.skills, PromptTemplates: f.promptTmpls,
 		NoSkills: f.noSkills, NoPromptTemplates: f.noPrompts, NoContextFiles: f.noContextFiles,
+		Extensions: f.extensions, NoExtensions: f.noExtensions, TrustProject: f.trustProject,
+		ExtensionFlags: f.extensionFlags(), HostVersion: version,
 		Log: logger,
 	})
 	if err != nil {

@@ -15,8 +15,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/atomic-go/atomic/host/compaction"
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
@@ -50,6 +53,18 @@ type Options struct {
 	SystemPrompt       string
 	AppendSystemPrompt string
 
+	// Extensions are the -e paths; NoExtensions keeps only those.
+	Extensions   []string
+	NoExtensions bool
+	// TrustProject trusts the project's extensions (--trust-project).
+	TrustProject bool
+	// ExtensionFlags are command-line values of extension flags.
+	ExtensionFlags map[string]string
+	// ExtensionRuntimes are extra extension runtimes (scripts); plugin
+	// executables are always supported.
+	ExtensionRuntimes []extensions.Runtime
+	// HostVersion is the agent's version, told to plugins.
+	HostVersion string
 	// Resources (see resources.go).
 	Skills            []string // --skill paths
 	PromptTemplates   []string // --prompt-template paths
@@ -105,8 +120,12 @@ type Runtime struct {
 	run          *activeRun    // the active run; cleared when it decides to end, just before agent_end
 	last         *activeRun    // the latest run, which may still be emitting its last events
 	pendingBash  []pendingBash // bash messages held while a run is in flight (bash.go)
+	cmp          compactionState
 	closing      bool
 	prov         *provState // providers, credentials, retry (catalog.go, retry.go)
+
+	ext       extState
+	closeOnce sync.Once
 
 	writes writeHealth // session file write failures (session_write.go)
 }
@@ -151,6 +170,7 @@ func New(opts Options) (*Runtime, error) {
 		opts: opts, settings: opts.Settings.Settings, paths: opts.Settings.Paths, log: opts.Log,
 		baseCtx: ctx, cancelBase: cancel, listeners: map[int]events.Sink{},
 	}
+	rt.ext.bus = hooks.New() // before anything can emit (see tapExtensions)
 	rt.steeringMode = queueMode(rt.settings.SteeringMode)
 	rt.followUpMode = queueMode(rt.settings.FollowUpMode)
 	rt.autoCompact = rt.settings.Compaction.Enabled
@@ -171,7 +191,7 @@ func New(opts Options) (*Runtime, error) {
 	rt.tools = tools.NewRegistryWithBuiltins(active)
 
 	rt.cwd.Store(&opts.Cwd)
-	rt.ctxRules = session.DefaultRules
+	rt.ctxRules = compaction.ContextRules
 	if err := rt.selectInitialModel(); err != nil {
 		return nil, err
 	}
@@ -181,6 +201,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	rt.initResources()
+	rt.setupExtensions()
 	return rt, nil
 }
 
@@ -285,6 +306,7 @@ func (rt *Runtime) Subscribe(fn events.Sink) func() {
 	rt.listeners[id] = fn
 	rt.resnapshotLocked()
 	rt.lmu.Unlock()
+	rt.flushEarly(fn)
 	return func() {
 		rt.lmu.Lock()
 		delete(rt.listeners, id)
@@ -310,6 +332,7 @@ func (rt *Runtime) resnapshotLocked() {
 // run, so a listener that blocks (a client not reading) cannot stall
 // Subscribe or other emitters.
 func (rt *Runtime) Emit(ev events.Event) {
+	rt.tapExtensions(ev)
 	rt.lmu.Lock()
 	sinks := rt.sinks
 	rt.lmu.Unlock()
@@ -339,7 +362,13 @@ func (rt *Runtime) Close() {
 	rt.mu.Unlock()
 	rt.Abort()
 	rt.cancelBase()
-	rt.closeSession()
+	// The start-up discovery may still be writing (the built-in skills'
+	// cache): let it finish before the caller removes directories.
+	rt.waitResources()
+	rt.closeOnce.Do(func() {
+		rt.closeSession() // session_shutdown (reason quit) goes to extensions
+		rt.closeExtensions()
+	})
 }
 
 // systemPrompt builds the system prompt for the current tools and

@@ -63,6 +63,9 @@ func (rt *Runtime) RunBash(ctx context.Context, req BashRequest) (BashResult, er
 	owner := rt.sess
 	env := rt.toolEnvLocked()
 	rt.mu.Unlock()
+	if r := rt.UserBash(ctx, req.Command, req.ExcludeFromContext); r != nil {
+		return rt.extensionBash(owner, req, r), nil // an extension ran it (user_bash)
+	}
 	sessionID := owner.ID()
 	out, err := tools.RunShell(ctx, tools.ShellRequest{
 		Command: req.Command, Cwd: rt.Cwd(), Env: env,

@@ -48,14 +48,30 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 	if handled, err := rt.builtinCommand(in.Text); handled {
 		return nil, err
 	}
-	text := rt.expandInput(in.Text)
+	rt.extReady()
+	// An extension command runs at once, even while streaming; no input
+	// hook, no expansion.
+	if cmd := rt.extensionCommand(in.Text); cmd != nil {
+		return cmd, nil
+	}
+	text, images, handled := rt.inputHook(in.Text, in.Images, "rpc", in.StreamingBehavior)
+	if handled {
+		return nil, nil
+	}
+	in.Images = images
+	text = rt.expandInput(text)
 	rt.mu.Lock()
 	if rt.closing {
 		rt.mu.Unlock()
 		return nil, ErrClosing
 	}
 	if rt.run != nil {
+		compacting := rt.isCompactingLocked()
 		rt.mu.Unlock()
+		if compacting && in.StreamingBehavior == "" {
+			// The run is compacting: the prompt waits for it as a follow-up.
+			in.StreamingBehavior = BehaviorFollowUp
+		}
 		switch in.StreamingBehavior {
 		case BehaviorSteer:
 			rt.enqueue(true, text, in.Images)
@@ -83,28 +99,53 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 	}
 	rt.flushPendingBashLocked()
 	run := rt.beginRunLocked()
+	wait := rt.compactionDoneLocked()
 	rt.mu.Unlock()
 	prompt := userMessage(text, in.Images)
-	return func() { go rt.execute(run, []llm.Message{prompt}) }, nil
+	return func() {
+		go func() {
+			if wait != nil { // a compaction outside a run: start once it is over
+				<-wait
+			}
+			rt.execute(run, []llm.Message{prompt})
+		}()
+	}, nil
 }
 
 // Steer queues a steering message.
 func (rt *Runtime) Steer(text string, images []llm.ContentBlock) error {
+	if rt.IsExtensionCommand(text) {
+		return errQueuedCommand(text)
+	}
 	rt.enqueue(true, rt.expandInput(text), images)
 	return nil
 }
 
 // FollowUp queues a follow-up message.
 func (rt *Runtime) FollowUp(text string, images []llm.ContentBlock) error {
+	if rt.IsExtensionCommand(text) {
+		return errQueuedCommand(text)
+	}
 	rt.enqueue(false, rt.expandInput(text), images)
 	return nil
 }
 
+func errQueuedCommand(text string) error {
+	name, _, _ := splitCommand(text)
+	return fmt.Errorf("Extension command \"/%s\" cannot be queued. Use prompt() or execute the command when not streaming.", name)
+}
+
 func (rt *Runtime) enqueue(steer bool, text string, images []llm.ContentBlock) {
+	rt.enqueueMessage(steer, text, userMessage(text, images))
+}
+
+// enqueueMessage queues any message (user or custom) as steering or
+// follow-up.
+func (rt *Runtime) enqueueMessage(steer bool, text string, msg llm.Message) {
 	rt.qmu.Lock()
 	defer rt.qmu.Unlock()
 	rt.mu.Lock()
-	q := queued{text: text, msg: userMessage(text, images)}
+	q := queued{text: text, msg: msg}
 	if steer {
 		rt.steering = append(rt.steering, q)
 	} else {
@@ -229,22 +270,38 @@ func (rt *Runtime) beginRunLocked() *activeRun {
 // rt.run) is taken just before agent_end goes out. A run started in the
 // meantime waits until this one has emitted agent_settled before it
 // begins, so runs never interleave their events.
+//
+// Automatic compaction hooks in here (compaction.go): before the prompt
+// and after the run when the context is over the threshold, and after a
+// run that overflowed the model's context, which stays active, compacts
+// and retries once.
 func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 	if run.prev != nil {
 		<-run.prev.settled
 		run.prev = nil // do not keep the whole history of runs alive
 	}
+	rt.compactOverThreshold(run)
+	var rec overflowRecovery
 	retry := rt.newRetrier(run) // automatic retry of transient provider errors (retry.go)
 	defer retry.done()
+	first := true
 	for {
 		cfg := rt.agentConfig()
 		retry.instrument(cfg)
+		if first && prompts[0].Role == llm.RoleUser {
+			// Messages extensions held for the next prompt, then
+			// before_agent_start (system prompt for this run, injected
+			// messages).
+			prompts = append(prompts, rt.takeNextTurn()...)
+			prompts = rt.beforeAgentStart(run.ctx, cfg, prompts)
+		}
+		first = false
 		var next []llm.Message
 		var retryIn time.Duration
 		retrying := false
 		cfg.Emit = func(ev events.Event) {
 			if end, ok := ev.(events.AgentEnd); ok {
-				if retryIn, retrying = retry.plan(end.Messages); !retrying {
+				if retryIn, retrying = retry.plan(end.Messages); !retrying && !rec.begin(rt, run, end.Messages) {
 					next = rt.nextOrFinish(run)
 				}
 			}
@@ -262,12 +319,18 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 				continue
 			}
 			next = rt.nextOrFinish(run)
+		} else if rec.after(rt, run) {
+			prompts = nil // retry the turn on the compacted context
+			continue
+		} else if rec.retry {
+			next = rt.nextOrFinish(run) // no retry after all: finish as usual
 		}
 		if next == nil {
 			break
 		}
 		prompts = next
 	}
+	rt.compactOverThreshold(run)
 	run.cancel()
 	close(run.done)
 	rt.Emit(events.AgentSettled{})
@@ -338,6 +401,7 @@ func (rt *Runtime) agentConfig() *agent.Config {
 	if err != nil {
 		cfg.Stream = func(context.Context, *llm.Request, *llm.Builder) error { return err }
 	}
+	rt.installHooks(cfg)
 	return cfg
 }
 
@@ -367,6 +431,7 @@ func (rt *Runtime) toolEnvLocked() []string {
 // event to the listeners. A message is recorded before its message_end goes out, so that a client
 // reacting to the event finds it in get_messages.
 func (rt *Runtime) agentEvent(ev events.Event) {
+	rt.notifyExtensions(ev)
 	if end, ok := ev.(events.MessageEnd); ok {
 		rt.mu.Lock()
 		rt.messages = append(rt.contextLocked(), end.Message)
@@ -379,7 +444,10 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 }
 
 // Abort cancels the run in flight and waits until it has stopped.
-func (rt *Runtime) Abort() { rt.AbortRun() }
+func (rt *Runtime) Abort() {
+	rt.AbortCompaction()
+	rt.AbortRun()
+}
 
 // AbortRun cancels the run in flight (including one that is emitting its
 // last events), waits until its agent loop has returned, and reports

@@ -27,7 +27,7 @@ func (rt *Runtime) State() State {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	st := State{
-		ThinkingLevel: rt.thinking, IsStreaming: rt.run != nil,
+		ThinkingLevel: rt.thinking, IsStreaming: rt.run != nil, IsCompacting: rt.isCompactingLocked(),
 		SteeringMode: rt.steeringMode, FollowUpMode: rt.followUpMode,
 		SessionFile: rt.sess.Path(), SessionID: rt.sess.ID(), SessionName: rt.sess.Name(),
 		AutoCompactionEnabled: rt.autoCompact, MessageCount: rt.messageCountLocked(),

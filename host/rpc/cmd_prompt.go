@@ -86,6 +86,7 @@ func handleFollowUp(_ context.Context, s *Server, req *Request) (any, error) {
 }
 
 func handleAbort(_ context.Context, s *Server, req *Request) (any, error) {
+	s.rt.AbortCompaction()
 	if s.rt.AbortRun() {
 		// Messages still queued go on in a new run, after the response.
 		req.After(s.rt.ContinueQueued)

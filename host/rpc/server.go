@@ -115,6 +115,7 @@ func NewServer(rt *app.Runtime, out io.Writer, onWriteErr func(error)) *Server {
 	s.bash = newBashOwners(rt)
 	s.OnShutdown = append(s.OnShutdown, s.bash.shutdown)
 	s.unsub = rt.Subscribe(s.SendEvent)
+	newUIBridge(s)
 	s.ordWG.Add(1)
 	go s.ordinaryLoop()
 	return s

@@ -73,11 +73,13 @@ func TestSIGKILLDuringSessionWrites(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		script = append(script, map[string]any{"text": big, "chunks": 1})
 	}
+	// The replies fill the context quickly: keep compaction out of this.
+	noCompaction := map[string]string{"settings.json": `{"compaction": {"enabled": false}}`}
 	rounds := 8
 	for round := 0; round < rounds; round++ {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "killed.jsonl")
-		c := e2e.StartClient(t, e2e.Options{Args: []string{"--session", file}, Script: script})
+		c := e2e.StartClient(t, e2e.Options{Args: []string{"--session", file}, Script: script, AgentFiles: noCompaction})
 		ends := c.Subscribe("message_end")
 		// Prompts back to back until the kill, which comes at a random
 		// moment after the first exchange was written.
@@ -131,7 +133,7 @@ func TestSIGKILLDuringSessionWrites(t *testing.T) {
 		if messages < seen {
 			t.Fatalf("round %d: the client saw %d messages end, the file holds %d (torn last line: %v)", round, seen, messages, torn)
 		}
-		again := e2e.StartClient(t, e2e.Options{Args: []string{"--session", file}, Script: []map[string]any{reply("after the kill")}})
+		again := e2e.StartClient(t, e2e.Options{Args: []string{"--session", file}, Script: []map[string]any{reply("after the kill")}, AgentFiles: noCompaction})
 		ents, err := again.GetEntries(ctx(t), "")
 		if err != nil {
 			t.Fatalf("round %d: the file does not load: %v", round, err)
@@ -147,7 +149,7 @@ func TestSIGKILLDuringSessionWrites(t *testing.T) {
 		}
 		run, err := again.PromptAndWait(ctx(t), "go on")
 		if err != nil || run.Text() != "after the kill" {
-			t.Fatalf("round %d: prompt after reload: %v", round, err)
+			t.Fatalf("round %d: prompt after reload: %v %q", round, err, run.Text())
 		}
 		again.Kill()
 		if lines, torn2, _ := fileEntries(t, file); torn2 || countMessages(lines) != messages+2 {

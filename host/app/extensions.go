@@ -1,0 +1,419 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/extensions/grpcext"
+	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/resources"
+	"github.com/atomic-go/atomic/host/tools"
+)
+
+// UI shows extension dialogs and notifications to the user (the RPC
+// extension UI sub-protocol). Without one, dialogs resolve to their
+// defaults at once.
+type UI interface {
+	Request(ctx context.Context, method string, params map[string]any) (extensions.UIAnswer, error)
+}
+
+// extState is the runtime's extension part.
+type extState struct {
+	bus   *hooks.Bus
+	mgr   *extensions.Manager
+	ready chan struct{}
+
+	uiMu sync.RWMutex
+	ui   UI
+
+	turnMu    sync.Mutex
+	turnIndex int
+	lastLevel string // for thinking_level_select's previousLevel
+
+	nextTurnMu sync.Mutex
+	nextTurn   []llm.Message
+
+	earlyMu   sync.Mutex
+	early     []events.Event
+	earlyDone bool
+}
+
+// setupExtensions discovers and starts extensions in the background.
+func (rt *Runtime) setupExtensions() {
+	rt.ext.lastLevel = rt.thinking
+	rt.ext.bus.Log = rt.log
+	rt.ext.bus.OnError = rt.reportExtensionError
+	rt.ext.ready = make(chan struct{})
+	runtimes := append([]extensions.Runtime{&grpcext.Runtime{Log: rt.log, HostVersion: rt.opts.HostVersion, FlagValues: rt.opts.ExtensionFlags}}, rt.opts.ExtensionRuntimes...)
+	rt.ext.mgr = extensions.NewManager(extensions.Config{
+		Bus: rt.ext.bus, Host: &extHost{rt: rt}, Runtimes: runtimes, Log: rt.log,
+		AgentDir: rt.paths.AgentDir, Cwd: rt.Cwd(), TrustProject: rt.opts.TrustProject,
+		DefaultTrust: extensions.UserDefaultTrust(rt.paths.AgentDir), OnError: rt.reportExtensionError,
+	})
+	rt.ext.mgr.Start(rt.discoverExtensions())
+	rt.SetCommandProvider(extCommands{rt: rt})
+	if rt.opts.ProjectTrusted == nil {
+		// The project's text resources (context files, skills, templates,
+		// SYSTEM.md) are used unless trust is refused by settings
+		// (defaultProjectTrust "never") and not granted; code (project
+		// extensions) needs recorded trust, see host/extensions.
+		never := extensions.UserDefaultTrust(rt.paths.AgentDir) == "never"
+		rt.SetProjectTrust(func() bool { return !never || rt.ext.mgr.Trusted() })
+	}
+	rt.SetResourceDiscoverer(rt.resourcesDiscover)
+	rt.installSessionHooks()
+	rt.installCompactionHooks()
+	rt.OnReload(rt.reloadExtensions)
+	go func() {
+		_ = rt.ext.mgr.Wait(context.Background())
+		rt.registerExtensionTools()
+		close(rt.ext.ready)
+		if rt.ext.bus.Has(hooks.ResourcesDiscover) {
+			rt.RediscoverResources(rt.baseCtx, "startup")
+		}
+		rt.ext.bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: "startup"})
+	}()
+}
+
+func (rt *Runtime) discoverExtensions() extensions.Discovered {
+	return extensions.Discover(extensions.DiscoverOptions{
+		AgentDir: rt.paths.AgentDir, Cwd: rt.Cwd(), CLI: rt.opts.Extensions, NoExtensions: rt.opts.NoExtensions,
+	})
+}
+
+// resourcesDiscover collects the skill and template paths extensions
+// return from resources_discover.
+func (rt *Runtime) resourcesDiscover(ctx context.Context, reason string) (skills, templates []string) {
+	if !rt.ext.bus.Has(hooks.ResourcesDiscover) {
+		return nil, nil
+	}
+	for _, raw := range rt.ext.bus.Call(ctx, hooks.ResourcesDiscover, map[string]any{"cwd": rt.Cwd(), "reason": reason}) {
+		var r struct {
+			SkillPaths  []string `json:"skillPaths"`
+			PromptPaths []string `json:"promptPaths"`
+		}
+		if json.Unmarshal(raw, &r) == nil {
+			skills = append(skills, r.SkillPaths...)
+			templates = append(templates, r.PromptPaths...)
+		}
+	}
+	return skills, templates
+}
+
+// reloadExtensions reloads the extensions around a reload: the old ones
+// get session_shutdown (reason "reload") and stop, a fresh discovery is
+// loaded (new, changed and removed extensions take effect), and the new
+// ones get session_start (reason "reload").
+func (rt *Runtime) reloadExtensions(ctx context.Context, phase string) error {
+	rt.extReady()
+	switch phase {
+	case ReloadShutdown:
+		rt.ext.bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: "reload"})
+		rt.ext.bus.Flush(3 * time.Second)
+		rt.unregisterExtensionTools()
+		err := rt.ext.mgr.Reload(ctx, rt.discoverExtensions())
+		rt.registerExtensionTools()
+		return err
+	case ReloadStart:
+		rt.ext.bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: "reload"})
+	}
+	return nil
+}
+
+func (rt *Runtime) reportExtensionError(e hooks.ExtensionError) {
+	rt.log.Warn("extension error", "extension", e.ExtensionPath, "event", e.Event, "error", e.Error)
+	ev := events.ExtensionError{ExtensionPath: e.ExtensionPath, Event: e.Event, Error: e.Error}
+	// Load errors can happen before the front end listens: keep them for
+	// the first listener.
+	rt.lmu.Lock()
+	none := len(rt.listeners) == 0
+	rt.lmu.Unlock()
+	if none {
+		rt.ext.earlyMu.Lock()
+		if !rt.ext.earlyDone {
+			rt.ext.early = append(rt.ext.early, ev)
+			rt.ext.earlyMu.Unlock()
+			return
+		}
+		rt.ext.earlyMu.Unlock()
+	}
+	rt.Emit(ev)
+}
+
+// flushEarly hands errors reported before anyone listened to the first
+// listener.
+func (rt *Runtime) flushEarly(fn events.Sink) {
+	rt.ext.earlyMu.Lock()
+	early := rt.ext.early
+	rt.ext.early, rt.ext.earlyDone = nil, true
+	rt.ext.earlyMu.Unlock()
+	for _, ev := range early {
+		fn(ev)
+	}
+}
+
+// registerExtensionTools offers extension tools to the model; a tool named
+// like a built-in replaces it.
+func (rt *Runtime) registerExtensionTools() {
+	for _, ref := range rt.ext.mgr.Tools() {
+		rt.tools.Add(&extensions.Tool{Ref: ref}, true)
+	}
+}
+
+// unregisterExtensionTools removes extension tools, putting back the
+// built-in tools they replaced (with their active state).
+func (rt *Runtime) unregisterExtensionTools() {
+	builtins := map[string]tools.Tool{}
+	for _, t := range tools.Builtins() {
+		builtins[t.Name()] = t
+	}
+	for _, ref := range rt.ext.mgr.Tools() {
+		name := ref.Spec.Name
+		active := rt.tools.IsActive(name)
+		rt.tools.Remove(name)
+		if b, ok := builtins[name]; ok {
+			rt.tools.Add(b, active)
+		}
+	}
+}
+
+// extReady waits until the extensions have started (bounded, so that a
+// stuck start never blocks a command forever).
+func (rt *Runtime) extReady() {
+	select {
+	case <-rt.ext.ready:
+	case <-time.After(extensions.StartTimeout + 5*time.Second):
+		rt.log.Warn("extensions are still starting; continuing without waiting")
+	}
+}
+
+// SetUI connects the extension UI (RPC mode).
+func (rt *Runtime) SetUI(ui UI) {
+	rt.ext.uiMu.Lock()
+	rt.ext.ui = ui
+	rt.ext.uiMu.Unlock()
+}
+
+func (rt *Runtime) uiRequest(ctx context.Context, method string, params map[string]any) (extensions.UIAnswer, error) {
+	rt.ext.uiMu.RLock()
+	ui := rt.ext.ui
+	rt.ext.uiMu.RUnlock()
+	if ui == nil || rt.opts.Mode != ModeRPC {
+		return extensions.UIAnswer{Cancelled: true}, nil
+	}
+	return ui.Request(ctx, method, params)
+}
+
+// Hooks returns the hook bus (for front ends and other runtimes).
+func (rt *Runtime) Hooks() *hooks.Bus { return rt.ext.bus }
+
+// Extensions returns the extension manager.
+func (rt *Runtime) Extensions() *extensions.Manager { return rt.ext.mgr }
+
+// ExtensionStatuses lists every extension found and what became of it.
+func (rt *Runtime) ExtensionStatuses() []extensions.Status {
+	rt.extReady()
+	return rt.ext.mgr.Statuses()
+}
+
+// TrustProject trusts the project and loads its extensions.
+func (rt *Runtime) TrustProject(ctx context.Context) (int, error) {
+	rt.extReady()
+	n, err := rt.ext.mgr.TrustProject(ctx)
+	if err != nil {
+		return 0, err
+	}
+	rt.registerExtensionTools()
+	// The project's own resources may now be used.
+	rt.RediscoverResources(ctx, "startup")
+	return n, nil
+}
+
+// extCommands lists and completes extension commands for get_commands
+// and get_command_completions (app.CommandProvider).
+type extCommands struct{ rt *Runtime }
+
+// Commands implements CommandProvider.
+func (c extCommands) Commands() []SlashCommand {
+	rt := c.rt
+	rt.extReady()
+	scopes := map[string]string{}
+	for _, st := range rt.ext.mgr.Statuses() {
+		scopes[st.Path] = st.Scope
+	}
+	var out []SlashCommand
+	for _, cmd := range rt.ext.mgr.Commands() {
+		out = append(out, SlashCommand{
+			Name: cmd.Spec.Name, Description: cmd.Spec.Description, Source: "extension", Path: cmd.Path,
+			HasArgumentCompletions: cmd.Spec.HasCompletions,
+			SourceInfo:             &resources.SourceInfo{Path: cmd.Path, Source: "extension", Scope: scopes[cmd.Path], Origin: "top-level"},
+		})
+	}
+	return out
+}
+
+// Completions implements CommandProvider: the extension that owns the
+// command is asked; errors are reported and mean no completions.
+func (c extCommands) Completions(ctx context.Context, name, prefix string) ([]Completion, bool) {
+	rt := c.rt
+	rt.extReady()
+	ref, ok := rt.ext.mgr.Command(name)
+	if !ok || !ref.Spec.HasCompletions {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	items, none, err := ref.Ext.Complete(ctx, name, prefix)
+	if err != nil {
+		rt.reportExtensionError(hooks.ExtensionError{ExtensionPath: ref.Path, Event: "command_completions", Error: err.Error()})
+		return nil, false
+	}
+	if none {
+		return nil, false
+	}
+	out := []Completion{}
+	for _, it := range items {
+		out = append(out, Completion{Value: it.Value, Label: it.Label, Description: it.Description})
+	}
+	return out, true
+}
+
+// splitCommand parses "/name args".
+func splitCommand(text string) (name, args string, ok bool) {
+	if len(text) < 2 || text[0] != '/' {
+		return "", "", false
+	}
+	rest := text[1:]
+	for i, c := range rest {
+		if c == ' ' || c == '\t' || c == '\n' {
+			return rest[:i], trimLeftSpace(rest[i+1:]), true
+		}
+	}
+	return rest, "", true
+}
+
+func trimLeftSpace(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	return s
+}
+
+// extensionCommand returns a function that runs "/name args" when an
+// extension registered name (nil otherwise). In RPC mode the command runs
+// in the background after the prompt's response, so that a slow or hung
+// command never holds up the other commands; its failures are
+// extension_error events. In print and json modes it runs to completion.
+func (rt *Runtime) extensionCommand(text string) func() {
+	name, args, ok := splitCommand(text)
+	if !ok {
+		return nil
+	}
+	rt.extReady()
+	ref, found := rt.ext.mgr.Command(name)
+	if !found {
+		return nil
+	}
+	run := func() {
+		if err := ref.Ext.RunCommand(rt.baseCtx, name, args); err != nil && rt.baseCtx.Err() == nil {
+			rt.reportExtensionError(hooks.ExtensionError{ExtensionPath: "command:" + name, Event: "command", Error: err.Error()})
+		}
+	}
+	if rt.opts.Mode != ModeRPC {
+		return run
+	}
+	return func() { go run() }
+}
+
+// IsExtensionCommand reports whether text invokes an extension command
+// (steer and follow_up refuse those).
+func (rt *Runtime) IsExtensionCommand(text string) bool {
+	name, _, ok := splitCommand(text)
+	if !ok {
+		return false
+	}
+	rt.extReady()
+	_, found := rt.ext.mgr.Command(name)
+	return found
+}
+
+// closeExtensions delivers the pending notifications (session_shutdown
+// was sent by closeSession) and stops every extension.
+func (rt *Runtime) closeExtensions() {
+	select {
+	case <-rt.ext.ready:
+	default:
+		_ = rt.ext.mgr.Wait(context.Background())
+	}
+	rt.ext.bus.Flush(3 * time.Second)
+	rt.ext.mgr.Close()
+}
+
+// installSessionHooks connects the session commands to the bus:
+// session_before_switch / _fork / _tree may cancel new_session,
+// switch_session, import_session, fork, clone and navigate_tree (which
+// then answer {"cancelled": true}); session_shutdown and session_start
+// tell extensions about every replacement, with its reason.
+func (rt *Runtime) installSessionHooks() {
+	bus := rt.ext.bus
+	rt.SetSessionHooks(SessionHooks{
+		BeforeSwitch: func(ctx context.Context, ev SessionSwitchEvent) bool {
+			rt.extReady()
+			return bus.Before(ctx, hooks.SessionBeforeSwitch, hooks.SessionBeforeSwitchEvent{Reason: ev.Reason, TargetSessionFile: ev.TargetSessionFile}).Cancel
+		},
+		BeforeFork: func(ctx context.Context, ev SessionForkEvent) bool {
+			rt.extReady()
+			return bus.Before(ctx, hooks.SessionBeforeFork, hooks.SessionBeforeForkEvent{EntryID: ev.EntryID, Position: ev.Position}).Cancel
+		},
+		BeforeTree: func(ctx context.Context, ev TreeEvent) bool {
+			rt.extReady()
+			type prep struct {
+				TargetID  string `json:"targetId"`
+				OldLeafID string `json:"oldLeafId,omitempty"`
+			}
+			return bus.Before(ctx, hooks.SessionBeforeTree, map[string]any{"preparation": prep{ev.TargetID, ev.OldLeaf}}).Cancel
+		},
+		Shutdown: func(ev SessionLifecycleEvent) {
+			bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: ev.Reason, TargetSessionFile: ev.TargetSessionFile})
+		},
+		Start: func(ev SessionLifecycleEvent) {
+			bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: ev.Reason, PreviousSessionFile: ev.PreviousSessionFile})
+		},
+	})
+}
+
+// installCompactionHooks lets extensions cancel a compaction or supply its
+// text (session_before_compact: {cancel} or {compactedText}) and tells
+// them about committed ones (session_compact).
+func (rt *Runtime) installCompactionHooks() {
+	bus := rt.ext.bus
+	rt.SetCompactionHooks(CompactionHooks{
+		Before: func(ctx context.Context, ev BeforeCompactEvent) (BeforeCompactDecision, error) {
+			rt.extReady()
+			if !bus.Has(hooks.SessionBeforeCompact) {
+				return BeforeCompactDecision{}, nil
+			}
+			r := bus.Before(ctx, hooks.SessionBeforeCompact, ev)
+			d := BeforeCompactDecision{Cancel: r.Cancel}
+			if !r.Cancel && r.Raw != nil {
+				var x struct {
+					CompactedText *string `json:"compactedText"`
+				}
+				if err := json.Unmarshal(r.Raw, &x); err == nil {
+					d.CompactedText = x.CompactedText
+				}
+			}
+			return d, nil
+		},
+		After: func(_ context.Context, ev CompactEvent) {
+			if bus.Has(hooks.SessionCompact) {
+				bus.Notify(hooks.SessionCompact, ev)
+			}
+		},
+	})
+}

@@ -1,0 +1,198 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/atomic-go/atomic/host/agent"
+	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/session"
+)
+
+// installHooks connects the agent loop's hook points to the bus. Hook
+// points without subscribers cost nothing.
+func (rt *Runtime) installHooks(cfg *agent.Config) {
+	bus := rt.ext.bus
+	cfg.TransformContext = func(ctx context.Context, msgs []llm.Message) []llm.Message {
+		if !bus.Has(hooks.Context) {
+			return msgs
+		}
+		out, _ := bus.Context(ctx, msgs)
+		return out
+	}
+	cfg.BeforeToolCall = func(ctx context.Context, call llm.ContentBlock, args map[string]any) (agent.ToolDecision, error) {
+		if !bus.Has(hooks.ToolCall) {
+			return agent.ToolDecision{}, nil
+		}
+		d := bus.ToolCall(ctx, hooks.ToolCallEvent{ToolCallID: call.ID, ToolName: call.Name, Input: args})
+		if d.Modified {
+			for k := range args {
+				delete(args, k)
+			}
+			for k, v := range d.Input {
+				args[k] = v
+			}
+		}
+		return agent.ToolDecision{Block: d.Block, Reason: d.Reason}, nil
+	}
+	cfg.AfterToolCall = func(ctx context.Context, call llm.ContentBlock, args map[string]any, res llm.ToolResult, isError bool) (llm.ToolResult, bool) {
+		if !bus.Has(hooks.ToolResult) {
+			return res, isError
+		}
+		ev, changed := bus.ToolResult(ctx, hooks.ToolResultEvent{
+			ToolCallID: call.ID, ToolName: call.Name, Input: args, Content: res.Content, Details: res.Details, IsError: isError,
+		})
+		if !changed {
+			return res, isError
+		}
+		return llm.ToolResult{Content: ev.Content, Details: ev.Details}, ev.IsError
+	}
+}
+
+// notifyExtensions forwards an agent event to subscribed extensions.
+// Events are encoded once, and only when someone listens.
+func (rt *Runtime) notifyExtensions(ev events.Event) {
+	bus := rt.ext.bus
+	name := ev.EventType()
+	switch e := ev.(type) {
+	case events.TurnStart:
+		rt.ext.turnMu.Lock()
+		idx := rt.ext.turnIndex
+		rt.ext.turnMu.Unlock()
+		if bus.Has(name) {
+			bus.Notify(name, hooks.TurnStartEvent{TurnIndex: idx, Timestamp: llm.Now()})
+		}
+		return
+	case events.TurnEnd:
+		rt.ext.turnMu.Lock()
+		idx := rt.ext.turnIndex
+		rt.ext.turnIndex++
+		rt.ext.turnMu.Unlock()
+		if bus.Has(name) {
+			bus.Notify(name, hooks.TurnEndEvent{TurnIndex: idx, Message: e.Message, ToolResults: e.ToolResults})
+		}
+		return
+	case events.AgentStart:
+		rt.ext.turnMu.Lock()
+		rt.ext.turnIndex = 0
+		rt.ext.turnMu.Unlock()
+	}
+	if !bus.Has(name) {
+		return
+	}
+	switch name {
+	case hooks.AgentStart, hooks.AgentEnd, hooks.MessageStart, hooks.MessageUpdate, hooks.MessageEnd,
+		hooks.ToolExecutionStart, hooks.ToolExecutionUpdate, hooks.ToolExecutionEnd:
+	default:
+		return
+	}
+	raw, err := events.Encode(ev)
+	if err != nil {
+		return
+	}
+	bus.Notify(name, json.RawMessage(raw))
+}
+
+// beforeAgentStart runs before_agent_start for a prompt: it may replace
+// the system prompt for this run and inject messages after the prompt.
+func (rt *Runtime) beforeAgentStart(ctx context.Context, cfg *agent.Config, prompts []llm.Message) []llm.Message {
+	bus := rt.ext.bus
+	if !bus.Has(hooks.BeforeAgentStart) || len(prompts) == 0 {
+		return prompts
+	}
+	first := prompts[0]
+	r := bus.BeforeAgentStart(ctx, hooks.BeforeAgentStartEvent{
+		Prompt: first.Content.JoinText("\n"), Images: first.Content.Images(), SystemPrompt: cfg.SystemPrompt,
+	})
+	if r.SystemPrompt != nil {
+		cfg.SystemPrompt = *r.SystemPrompt
+	}
+	for _, m := range r.Messages {
+		prompts = append(prompts, customMessage(m))
+	}
+	return prompts
+}
+
+func customMessage(m hooks.CustomMessage) llm.Message {
+	return llm.Message{Role: llm.RoleCustom, CustomType: m.CustomType, Content: m.Content, Display: m.Display, Details: m.Details, Timestamp: llm.Now()}
+}
+
+// inputHook runs the input event for a prompt. It returns the text and
+// images to use, and whether an extension handled the prompt.
+func (rt *Runtime) inputHook(text string, images []llm.ContentBlock, source, behavior string) (string, []llm.ContentBlock, bool) {
+	bus := rt.ext.bus
+	if !bus.Has(hooks.Input) {
+		return text, images, false
+	}
+	r := bus.Input(rt.baseCtx, hooks.InputEvent{Text: text, Images: images, Source: source, StreamingBehavior: behavior})
+	if r.Action == hooks.ActionHandled {
+		return text, images, true
+	}
+	return r.Text, r.Images, false
+}
+
+// takeNextTurn returns the messages extensions held for the next prompt.
+func (rt *Runtime) takeNextTurn() []llm.Message {
+	rt.ext.nextTurnMu.Lock()
+	defer rt.ext.nextTurnMu.Unlock()
+	out := rt.ext.nextTurn
+	rt.ext.nextTurn = nil
+	return out
+}
+
+// UserBash offers a shell command the user runs directly (the RPC bash and
+// user_bash commands) to extensions first. A non-nil result is used instead
+// of running the command.
+func (rt *Runtime) UserBash(ctx context.Context, command string, excludeFromContext bool) *hooks.BashResult {
+	rt.extReady()
+	if !rt.ext.bus.Has(hooks.UserBash) {
+		return nil
+	}
+	return rt.ext.bus.UserBash(ctx, hooks.UserBashEvent{Command: command, ExcludeFromContext: excludeFromContext, Cwd: rt.Cwd()})
+}
+
+// extensionBash records and returns the result a user_bash handler gave
+// for a direct shell command, as if the command had run.
+func (rt *Runtime) extensionBash(owner *session.Session, req BashRequest, r *hooks.BashResult) BashResult {
+	res := BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated, FullOutputPath: r.FullOutputPath}
+	if req.OnOutput != nil && res.Output != "" {
+		req.OnOutput("stdout", res.Output)
+	}
+	rt.recordBash(owner, llm.Message{
+		Role: llm.RoleBashExecution, Command: req.Command, Output: res.Output,
+		ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated,
+		FullOutputPath: res.FullOutputPath, ExcludeFromContext: req.ExcludeFromContext,
+		Timestamp: llm.Now(),
+	})
+	return res
+}
+
+// tapExtensions turns runtime events that have an extension counterpart
+// into notifications: model_changed → model_select, thinking_level_changed
+// → thinking_level_select, session_info_changed.
+func (rt *Runtime) tapExtensions(ev events.Event) {
+	bus := rt.ext.bus
+	if bus == nil {
+		return
+	}
+	switch e := ev.(type) {
+	case events.ModelChanged:
+		if bus.Has(hooks.ModelSelect) {
+			bus.Notify(hooks.ModelSelect, hooks.ModelSelectEvent{Model: e.Model, PreviousModel: e.PreviousModel, Source: e.Source})
+		}
+	case events.ThinkingLevelChanged:
+		rt.ext.turnMu.Lock()
+		prev := rt.ext.lastLevel
+		rt.ext.lastLevel = e.Level
+		rt.ext.turnMu.Unlock()
+		if bus.Has(hooks.ThinkingLevelSelect) {
+			bus.Notify(hooks.ThinkingLevelSelect, map[string]any{"level": e.Level, "previousLevel": prev})
+		}
+	case events.SessionInfoChanged:
+		if bus.Has(hooks.SessionInfoChanged) {
+			bus.Notify(hooks.SessionInfoChanged, e)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package extensions
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeExec(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDiscoverOrderDedupeAndOptions(t *testing.T) {
+	root := t.TempDir()
+	cwd, agent := filepath.Join(root, "proj"), filepath.Join(root, "agent")
+	cli := filepath.Join(root, "cli-plugin")
+	writeExec(t, cli)
+	writeExec(t, filepath.Join(cwd, ".atomic", "listed"))
+	writeExec(t, filepath.Join(agent, "user-listed"))
+	writeExec(t, filepath.Join(cwd, ".atomic", "extensions", "b-auto"))
+	writeExec(t, filepath.Join(cwd, ".atomic", "extensions", "a-auto"))
+	writeFile(t, filepath.Join(cwd, ".atomic", "extensions", "README.md"), "not an extension")
+	writeFile(t, filepath.Join(cwd, ".atomic", "extensions", "script.ts"), "export default () => {}")
+	writeFile(t, filepath.Join(agent, "extensions", "dir", ManifestFile), `{"command":["./run.sh","--x"]}`)
+	writeExec(t, filepath.Join(agent, "extensions", "dir", "run.sh"))
+	writeFile(t, filepath.Join(cwd, ".atomic", "settings.json"), `{"extensions":[{"path":"listed","timeouts":{"tool_call":1500,"default":"2s"}},"extensions/a-auto"]}`)
+	writeFile(t, filepath.Join(agent, "settings.json"), `{"extensions":["user-listed","missing-one"]}`)
+
+	d := Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd, CLI: []string{cli, cli}})
+	var got []string
+	for _, s := range d.Specs {
+		got = append(got, s.Scope+":"+filepath.Base(s.Path))
+	}
+	want := "temporary:cli-plugin project:listed project:a-auto user:user-listed project:b-auto project:script.ts user:dir"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("order:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if d.Specs[1].Options.Timeouts["tool_call"] != 1500*time.Millisecond || d.Specs[1].Options.Timeouts["default"] != 2*time.Second {
+		t.Fatalf("options: %+v", d.Specs[1].Options)
+	}
+	if d.Specs[5].Kind != KindScript {
+		t.Fatal("a .ts file is a script")
+	}
+	last := d.Specs[6]
+	if last.Command[0] != filepath.Join(agent, "extensions", "dir", "run.sh") || last.Command[1] != "--x" {
+		t.Fatalf("manifest command: %v", last.Command)
+	}
+	if len(d.Problems) != 1 || !strings.Contains(d.Problems[0].Message, "not found") {
+		t.Fatalf("problems: %+v", d.Problems)
+	}
+
+	only := Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd, CLI: []string{cli}, NoExtensions: true})
+	if len(only.Specs) != 1 {
+		t.Fatalf("--no-extensions kept %d", len(only.Specs))
+	}
+}
+
+func TestTrustIsBoundToTheFiles(t *testing.T) {
+	root := t.TempDir()
+	cwd, agent := filepath.Join(root, "proj"), filepath.Join(root, "agent")
+	p := filepath.Join(cwd, ".atomic", "extensions", "guard")
+	writeExec(t, p)
+	d := Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd})
+	fp := Fingerprint(cwd, d.Specs, d.ProjectSettings)
+	if IsTrusted(agent, cwd, fp) {
+		t.Fatal("trusted before asking")
+	}
+	if err := Trust(agent, cwd, fp); err != nil {
+		t.Fatal(err)
+	}
+	if !IsTrusted(agent, cwd, Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, "")) {
+		t.Fatal("not trusted after Trust")
+	}
+	if err := os.WriteFile(p, []byte("#!/bin/sh\necho changed\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if IsTrusted(agent, cwd, Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, "")) {
+		t.Fatal("a changed file must ask again")
+	}
+	writeExec(t, filepath.Join(cwd, ".atomic", "extensions", "another"))
+	if Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, "") == fp {
+		t.Fatal("an added file must change the fingerprint")
+	}
+}
+
+func TestProjectCannotCaptureAUserExtension(t *testing.T) {
+	root := t.TempDir()
+	cwd, agent := filepath.Join(root, "proj"), filepath.Join(root, "agent")
+	gate := filepath.Join(agent, "extensions", "permission-gate")
+	writeExec(t, gate)
+	writeFile(t, filepath.Join(cwd, ".atomic", "settings.json"), `{"extensions":[{"path":"`+gate+`","disabled":true}]}`)
+	d := Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd})
+	if len(d.Specs) != 1 || d.Specs[0].Scope != ScopeUser || d.Specs[0].Options.Disabled {
+		t.Fatalf("%+v", d.Specs)
+	}
+}

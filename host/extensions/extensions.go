@@ -1,0 +1,201 @@
+// Package extensions finds extensions (command-line -e paths, the user's
+// and the project's extension directories, settings), decides which may
+// run (project trust), starts them through the runtime that understands
+// them (grpcext for plugin executables, jsext for scripts) and exposes
+// their hooks, commands and tools to the session runtime.
+//
+// Load order, which is also the order handlers run in:
+//  1. -e / --extension paths, in argument order;
+//  2. the project settings' "extensions" (./.atomic/settings.json);
+//  3. the user settings' "extensions" (<agentDir>/settings.json);
+//  4. ./.atomic/extensions/ (sorted by name);
+//  5. <agentDir>/extensions/ (sorted by name).
+//
+// A path is loaded once (the first occurrence wins). --no-extensions keeps
+// only 1. Project extensions (2 and 4) load only when the project is
+// trusted; otherwise they are listed as skipped.
+package extensions
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/llm"
+)
+
+// Scopes of an extension.
+const (
+	ScopeTemporary = "temporary" // -e
+	ScopeUser      = "user"
+	ScopeProject   = "project"
+)
+
+// Kinds of entry.
+const (
+	KindPlugin = "plugin" // an executable speaking the gRPC plugin protocol
+	KindScript = "script" // a .js or .ts file
+)
+
+// Spec is one extension to load.
+type Spec struct {
+	// Path is the absolute path the extension was found at (file or
+	// directory); it is the extensionPath of its errors.
+	Path string
+	// Kind is KindPlugin or KindScript.
+	Kind string
+	// Command is the program and arguments that start a plugin.
+	Command []string
+	// Dir is the plugin's working directory (the extension's directory).
+	Dir string
+	// Scope is temporary, user or project.
+	Scope string
+	// Options come from an object entry in the settings.
+	Options Options
+}
+
+// Options are per-extension settings.
+type Options struct {
+	// Timeouts per event (and "default"); they override the bus defaults
+	// and what the extension asked for.
+	Timeouts map[string]time.Duration
+	// Isolation is "" (runtime default) or "process" (scripts).
+	Isolation string
+	// Disabled skips the extension.
+	Disabled bool
+}
+
+// Runtime starts extensions of one kind.
+type Runtime interface {
+	// Accepts reports whether the runtime can load the spec.
+	Accepts(spec *Spec) bool
+	// Load starts the extension. host is how it calls back into the
+	// session. Load must honour ctx (start-up deadline).
+	Load(ctx context.Context, spec Spec, host Host) (Extension, error)
+}
+
+// Extension is a loaded extension, whatever runs it. Its hooks.Subscriber
+// methods plug it into the bus.
+type Extension interface {
+	hooks.Subscriber
+	// Name is the extension's own name.
+	Name() string
+	// Commands, Tools and Flags are what it registered.
+	Commands() []CommandSpec
+	Tools() []ToolSpec
+	Flags() []FlagSpec
+	// RunCommand runs a command (no deadline besides ctx).
+	RunCommand(ctx context.Context, name, args string) error
+	// Complete returns argument completions; none when the command has no
+	// completer.
+	Complete(ctx context.Context, name, prefix string) (items []Completion, none bool, err error)
+	// ExecuteTool runs a tool; update receives partial results.
+	ExecuteTool(ctx context.Context, name, callID string, args map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error)
+	// Close stops the extension.
+	Close() error
+}
+
+// CommandSpec is a registered slash command.
+type CommandSpec struct {
+	Name           string
+	Description    string
+	HasCompletions bool
+}
+
+// ToolSpec is a registered tool.
+type ToolSpec struct {
+	Name             string
+	Label            string
+	Description      string
+	Parameters       json.RawMessage
+	PromptSnippet    string
+	PromptGuidelines []string
+}
+
+// FlagSpec is a registered command-line flag.
+type FlagSpec struct {
+	Name, Description, Type, Default string
+}
+
+// Completion is one argument completion.
+type Completion struct {
+	Value       string `json:"value"`
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+}
+
+// HandlerContext is the snapshot of the session sent with every call.
+type HandlerContext struct {
+	Cwd, Mode              string
+	HasUI                  bool
+	SessionID, SessionFile string
+	Model                  *llm.Model
+	ThinkingLevel          string
+	IsIdle                 bool
+	ProjectTrusted         bool
+}
+
+// SessionQuery selects the parts of the session to read.
+type SessionQuery struct {
+	Entries, Branch, Tree bool
+}
+
+// SessionView is the session as JSON pieces (the protocol's shapes).
+type SessionView struct {
+	SessionID, SessionFile, Name, LeafID, Cwd string
+	Header, Entries, Branch, Tree             json.RawMessage
+}
+
+// ToolInfo describes a tool for getAllTools.
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// UIAnswer is a dialog's outcome.
+type UIAnswer struct {
+	Cancelled bool
+	Value     string
+	HasValue  bool
+	Confirmed bool
+}
+
+// ExecResult is the outcome of Host.Exec.
+type ExecResult struct {
+	Stdout, Stderr string
+	Code           int
+	Killed         bool
+}
+
+// HostState is the live part of the session an extension may ask for.
+type HostState struct {
+	IsIdle, HasPendingMessages bool
+	SystemPrompt               string
+}
+
+// Host is the session as extensions see it (implemented by the session
+// runtime; served to plugins over gRPC and to scripts directly).
+type Host interface {
+	HandlerContext() HandlerContext
+	SendMessage(ctx context.Context, msg hooks.CustomMessage, triggerTurn bool, deliverAs string) error
+	SendUserMessage(ctx context.Context, content llm.Content, deliverAs string) error
+	AppendEntry(ctx context.Context, customType string, data json.RawMessage) (string, error)
+	SetSessionName(ctx context.Context, name string) error
+	SetLabel(ctx context.Context, entryID, label string) error
+	Session(ctx context.Context, q SessionQuery) (SessionView, error)
+	ContextUsage(ctx context.Context) json.RawMessage
+	Tools(ctx context.Context) (active []string, all []ToolInfo)
+	SetActiveTools(ctx context.Context, names []string)
+	Model(ctx context.Context) (*llm.Model, string)
+	SetModel(ctx context.Context, provider, id string) (bool, error)
+	SetThinkingLevel(ctx context.Context, level string) string
+	Abort(ctx context.Context)
+	UI(ctx context.Context, method string, params map[string]any) (UIAnswer, error)
+	Exec(ctx context.Context, command string, args []string, cwd string, timeout time.Duration) (ExecResult, error)
+	Commands(ctx context.Context) json.RawMessage
+	State(ctx context.Context) HostState
+	// Compact compacts the session now and returns the result as JSON.
+	Compact(ctx context.Context) (json.RawMessage, error)
+}

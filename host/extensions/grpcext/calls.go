@@ -1,0 +1,268 @@
+package grpcext
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/llm"
+	pb "github.com/atomic-go/atomic/proto/atomic/plugin/v1"
+)
+
+// The extensions.Extension side of a plugin: what it registered, and the
+// calls into it.
+
+// Path implements hooks.Subscriber.
+func (p *Plugin) Path() string { return p.spec.Path }
+
+func (p *Plugin) description() *pb.DescribeResponse {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.desc == nil {
+		return &pb.DescribeResponse{}
+	}
+	return p.desc
+}
+
+// Name implements extensions.Extension.
+func (p *Plugin) Name() string {
+	if n := p.description().Name; n != "" {
+		return n
+	}
+	return filepath.Base(p.spec.Path)
+}
+
+// Events implements hooks.Subscriber.
+func (p *Plugin) Events() []string { return p.description().Events }
+
+// Timeout implements hooks.TimeoutProvider with the plugin's requests.
+func (p *Plugin) Timeout(event string) time.Duration {
+	d := p.description()
+	if ms, ok := d.TimeoutsMs[event]; ok && ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return 0
+}
+
+// Commands implements extensions.Extension.
+func (p *Plugin) Commands() []extensions.CommandSpec {
+	var out []extensions.CommandSpec
+	for _, c := range p.description().Commands {
+		out = append(out, extensions.CommandSpec{Name: c.Name, Description: c.Description, HasCompletions: c.HasArgumentCompletions})
+	}
+	return out
+}
+
+// Tools implements extensions.Extension.
+func (p *Plugin) Tools() []extensions.ToolSpec {
+	var out []extensions.ToolSpec
+	for _, t := range p.description().Tools {
+		params := json.RawMessage(t.ParametersJson)
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out = append(out, extensions.ToolSpec{Name: t.Name, Label: t.Label, Description: t.Description,
+			Parameters: params, PromptSnippet: t.PromptSnippet, PromptGuidelines: t.PromptGuidelines})
+	}
+	return out
+}
+
+// Flags implements extensions.Extension.
+func (p *Plugin) Flags() []extensions.FlagSpec {
+	var out []extensions.FlagSpec
+	for _, f := range p.description().Flags {
+		out = append(out, extensions.FlagSpec{Name: f.Name, Description: f.Description, Type: f.Type, Default: f.DefaultValue})
+	}
+	return out
+}
+
+// Handle implements hooks.Subscriber.
+func (p *Plugin) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage, error) {
+	payload, err := ev.JSON()
+	if err != nil {
+		return nil, err
+	}
+	in, err := p.ensure(ctx)
+	if err != nil {
+		// A disabled plugin is reported once for notifications (they would
+		// flood the client); intercepting hooks keep failing (tool_call
+		// fails closed).
+		if p.disabled() != nil && hooks.Kinds[ev.Name] == hooks.Notify && p.deadNoted.Swap(true) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	id, done := p.newCall(ctx)
+	defer done()
+	cctx, cancel := callContext(ctx, in)
+	defer cancel()
+	resp, err := in.pc.HandleEvent(cctx, &pb.HandleEventRequest{Event: ev.Name, PayloadJson: payload, Context: p.handlerContext(id)})
+	if err != nil {
+		return nil, p.callError(in, err)
+	}
+	if resp.Error != "" {
+		return nil, errors.New(resp.Error)
+	}
+	return resp.ResultJson, nil
+}
+
+// HandleBatch implements hooks.BatchSubscriber: one HandleEvents call for
+// plugins with the "events.batch" capability, one call per event otherwise.
+func (p *Plugin) HandleBatch(ctx context.Context, evs []*hooks.Event) []error {
+	errs := make([]error, len(evs))
+	if !p.hasCapability("events.batch") {
+		for i, ev := range evs {
+			_, errs[i] = p.Handle(ctx, ev)
+		}
+		return errs
+	}
+	in, err := p.ensure(ctx)
+	if err != nil {
+		if p.disabled() != nil && p.deadNoted.Swap(true) {
+			return errs
+		}
+		return []error{err}
+	}
+	req := &pb.HandleEventsRequest{Events: make([]*pb.HandleEventRequest, 0, len(evs))}
+	hc := p.handlerContext("")
+	for _, ev := range evs {
+		payload, err := ev.JSON()
+		if err != nil {
+			return []error{err}
+		}
+		req.Events = append(req.Events, &pb.HandleEventRequest{Event: ev.Name, PayloadJson: payload, Context: hc})
+	}
+	cctx, cancel := callContext(ctx, in)
+	defer cancel()
+	resp, err := in.pc.HandleEvents(cctx, req)
+	if err != nil {
+		return []error{p.callError(in, err)}
+	}
+	for i, e := range resp.Errors {
+		if e != "" && i < len(errs) {
+			errs[i] = errors.New(e)
+		}
+	}
+	return errs
+}
+
+func (p *Plugin) hasCapability(c string) bool {
+	for _, x := range p.description().Capabilities {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// RunCommand implements extensions.Extension.
+func (p *Plugin) RunCommand(ctx context.Context, name, args string) error {
+	in, err := p.ensure(ctx)
+	if err != nil {
+		return err
+	}
+	id, done := p.newCall(ctx)
+	defer done()
+	cctx, cancel := callContext(ctx, in)
+	defer cancel()
+	resp, err := in.pc.RunCommand(cctx, &pb.RunCommandRequest{Name: name, Args: args, Context: p.handlerContext(id)})
+	if err != nil {
+		return p.callError(in, err)
+	}
+	if resp.Error != "" {
+		return errors.New(resp.Error)
+	}
+	return nil
+}
+
+// Complete implements extensions.Extension.
+func (p *Plugin) Complete(ctx context.Context, name, prefix string) ([]extensions.Completion, bool, error) {
+	in, err := p.ensure(ctx)
+	if err != nil {
+		return nil, true, err
+	}
+	cctx, cancel := callContext(ctx, in)
+	defer cancel()
+	resp, err := in.pc.GetCommandCompletions(cctx, &pb.GetCommandCompletionsRequest{Name: name, ArgumentPrefix: prefix, Context: p.handlerContext("")})
+	if err != nil {
+		return nil, true, p.callError(in, err)
+	}
+	if resp.Error != "" {
+		return nil, true, errors.New(resp.Error)
+	}
+	if resp.None {
+		return nil, true, nil
+	}
+	out := []extensions.Completion{}
+	for _, c := range resp.Completions {
+		out = append(out, extensions.Completion{Value: c.Value, Label: c.Label, Description: c.Description})
+	}
+	return out, false, nil
+}
+
+// ExecuteTool implements extensions.Extension.
+func (p *Plugin) ExecuteTool(ctx context.Context, name, callID string, args map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
+	in, err := p.ensure(ctx)
+	if err != nil {
+		return llm.ToolResult{}, err
+	}
+	argJSON, err := json.Marshal(args)
+	if err != nil {
+		return llm.ToolResult{}, err
+	}
+	id, done := p.newCall(ctx)
+	defer done()
+	cctx, cancel := callContext(ctx, in)
+	defer cancel()
+	stream, err := in.pc.ExecuteTool(cctx, &pb.ExecuteToolRequest{Name: name, ToolCallId: callID, ArgumentsJson: argJSON, Context: p.handlerContext(id)})
+	if err != nil {
+		return llm.ToolResult{}, p.callError(in, err)
+	}
+	for {
+		msg, err := stream.Recv()
+		if err != nil {
+			return llm.ToolResult{}, p.callError(in, err)
+		}
+		res, derr := toolResult(msg)
+		if derr != nil {
+			return llm.ToolResult{}, fmt.Errorf("malformed tool result from the extension: %v", derr)
+		}
+		if !msg.Final {
+			if update != nil {
+				update(res)
+			}
+			continue
+		}
+		if msg.Error != "" {
+			return llm.ToolResult{}, errors.New(msg.Error)
+		}
+		if msg.IsError {
+			return llm.ToolResult{}, errors.New(res.ResultText())
+		}
+		return res, nil
+	}
+}
+
+func toolResult(msg *pb.ExecuteToolResponse) (llm.ToolResult, error) {
+	var res llm.ToolResult
+	if len(msg.ContentJson) > 0 {
+		var c llm.Content
+		if err := json.Unmarshal(msg.ContentJson, &c); err != nil {
+			return res, err
+		}
+		res.Content = c.Blocks
+	}
+	if len(msg.DetailsJson) > 0 {
+		var d any
+		if err := json.Unmarshal(msg.DetailsJson, &d); err != nil {
+			return res, err
+		}
+		res.Details = d
+	}
+	return res, nil
+}

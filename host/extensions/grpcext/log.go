@@ -1,0 +1,120 @@
+package grpcext
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Limits of a plugin's log output.
+const (
+	logLinesPerSecond = 200
+	logBurst          = 400
+	logMaxLine        = 4096
+)
+
+// logWriter turns a plugin's standard error (and forwarded standard
+// output) into log records with the plugin's name. A plugin that floods
+// its log is rate limited: excess lines are counted and reported once per
+// second instead of written.
+type logWriter struct {
+	log    *slog.Logger
+	stream string
+
+	mu         sync.Mutex
+	buf        []byte
+	tokens     float64
+	last       time.Time
+	suppressed int
+	reported   time.Time
+}
+
+func newLogWriter(log *slog.Logger, stream string) *logWriter {
+	return &logWriter{log: log, stream: stream, tokens: logBurst, last: time.Now()}
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			if len(w.buf) < logMaxLine {
+				w.buf = append(w.buf, p[:min(len(p), logMaxLine-len(w.buf))]...)
+			}
+			break
+		}
+		if len(w.buf) < logMaxLine {
+			w.buf = append(w.buf, p[:min(i, logMaxLine-len(w.buf))]...)
+		}
+		w.emitLocked(w.buf)
+		w.buf = w.buf[:0]
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (w *logWriter) allowLocked() bool {
+	now := time.Now()
+	w.tokens += now.Sub(w.last).Seconds() * logLinesPerSecond
+	if w.tokens > logBurst {
+		w.tokens = logBurst
+	}
+	w.last = now
+	if w.tokens >= 1 {
+		w.tokens--
+		return true
+	}
+	return false
+}
+
+func (w *logWriter) emitLocked(line []byte) {
+	line = bytes.TrimRight(line, "\r")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	if !w.allowLocked() {
+		w.suppressed++
+		if time.Since(w.reported) > time.Second {
+			w.log.Warn("plugin log is flooding; lines suppressed", "suppressed", w.suppressed)
+			w.reported = time.Now()
+			w.suppressed = 0
+		}
+		return
+	}
+	level, msg, attrs := parseLine(line)
+	args := []any{"stream", w.stream}
+	args = append(args, attrs...)
+	w.log.Log(nil, level, msg, args...)
+}
+
+// parseLine reads go-plugin's JSON log lines (hclog) and plain text.
+func parseLine(line []byte) (slog.Level, string, []any) {
+	if len(line) > 0 && line[0] == '{' {
+		var m map[string]any
+		if json.Unmarshal(line, &m) == nil {
+			if msg, ok := m["@message"].(string); ok {
+				lvl := slog.LevelInfo
+				switch m["@level"] {
+				case "trace", "debug":
+					lvl = slog.LevelDebug
+				case "warn":
+					lvl = slog.LevelWarn
+				case "error":
+					lvl = slog.LevelError
+				}
+				var attrs []any
+				for k, v := range m {
+					if len(k) > 0 && k[0] != '@' {
+						attrs = append(attrs, k, v)
+					}
+				}
+				return lvl, msg, attrs
+			}
+		}
+	}
+	return slog.LevelInfo, string(line), nil
+}

@@ -1,0 +1,83 @@
+package grpcext
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin/runner"
+)
+
+// cmdRunner starts a plugin process the way go-plugin's own runner does,
+// except that the plugin never gets the agent's standard input (it reads
+// /dev/null) and the agent learns at once when the process exits.
+type cmdRunner struct {
+	cmd    *exec.Cmd
+	stdout io.ReadCloser
+	stderr io.ReadCloser
+	exited chan struct{}
+	err    error
+}
+
+var _ runner.Runner = (*cmdRunner)(nil)
+
+func newRunner(_ hclog.Logger, cmd *exec.Cmd) (*cmdRunner, error) {
+	cmd.Stdin = nil // go-plugin sets os.Stdin; a plugin must never read the protocol
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	return &cmdRunner{cmd: cmd, stdout: stdout, stderr: stderr, exited: make(chan struct{})}, nil
+}
+
+func (r *cmdRunner) Start(context.Context) error {
+	if err := r.cmd.Start(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Wait is called once by go-plugin after the pipes are drained.
+func (r *cmdRunner) Wait(context.Context) error {
+	err := r.cmd.Wait()
+	r.err = err
+	close(r.exited)
+	return err
+}
+
+func (r *cmdRunner) Kill(context.Context) error {
+	if r.cmd.Process == nil {
+		return nil
+	}
+	if err := r.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	return nil
+}
+
+func (r *cmdRunner) Stdout() io.ReadCloser { return r.stdout }
+func (r *cmdRunner) Stderr() io.ReadCloser { return r.stderr }
+func (r *cmdRunner) Name() string          { return r.cmd.Path }
+
+func (r *cmdRunner) ID() string {
+	if r.cmd.Process == nil {
+		return ""
+	}
+	return strconv.Itoa(r.cmd.Process.Pid)
+}
+
+func (r *cmdRunner) Diagnose(context.Context) string {
+	return fmt.Sprintf("the plugin did not complete the handshake: it must be built with the atomic SDK (sdk.Serve) or speak the go-plugin gRPC protocol with the cookie %s", "ATOMIC_PLUGIN")
+}
+
+func (r *cmdRunner) PluginToHost(n, a string) (string, string, error) { return n, a, nil }
+func (r *cmdRunner) HostToPlugin(n, a string) (string, string, error) { return n, a, nil }

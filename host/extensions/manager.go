@@ -1,0 +1,442 @@
+package extensions
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/atomic-go/atomic/host/hooks"
+)
+
+// StartTimeout bounds how long one extension may take to start.
+var StartTimeout = 15 * time.Second
+
+// Config configures a Manager.
+type Config struct {
+	Bus      *hooks.Bus
+	Host     Host
+	Runtimes []Runtime
+	Log      *slog.Logger
+	AgentDir string
+	Cwd      string
+	// TrustProject trusts the project's extensions for this run and
+	// records the trust (--trust-project).
+	TrustProject bool
+	// DefaultTrust is settings' defaultProjectTrust: "always" trusts every
+	// project, "never" none, anything else asks (untrusted until recorded).
+	DefaultTrust string
+	// OnError reports load failures (as extension_error, event "load").
+	OnError func(hooks.ExtensionError)
+}
+
+// Manager owns the loaded extensions.
+type Manager struct {
+	cfg   Config
+	ready chan struct{}
+
+	mu       sync.Mutex
+	loaded   []*loaded
+	statuses []Status
+	trusted  bool
+	pending  []Spec // untrusted project specs
+	fp       string
+	disc     Discovered
+}
+
+type loaded struct {
+	ext  Extension
+	spec Spec
+	sub  *subscriber
+}
+
+// CommandRef is a command and the extension that registered it.
+type CommandRef struct {
+	Spec CommandSpec
+	Ext  Extension
+	Path string
+}
+
+// ToolRef is a tool and the extension that registered it.
+type ToolRef struct {
+	Spec ToolSpec
+	Ext  Extension
+	Path string
+}
+
+// NewManager returns a manager; call Start to load extensions.
+func NewManager(cfg Config) *Manager {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Bus == nil {
+		cfg.Bus = hooks.New()
+	}
+	return &Manager{cfg: cfg, ready: make(chan struct{})}
+}
+
+// Bus returns the hook bus the extensions are subscribed to.
+func (m *Manager) Bus() *hooks.Bus { return m.cfg.Bus }
+
+// Start decides trust and starts every allowed extension in parallel in
+// the background; Wait blocks until all have started or failed. Handlers
+// run in load order whatever order they started in.
+func (m *Manager) Start(d Discovered) {
+	var allowed []Spec
+	m.mu.Lock()
+	m.disc = d
+	m.statuses = append(m.statuses, d.Problems...)
+	m.fp = Fingerprint(m.cfg.Cwd, d.Specs, d.ProjectSettings)
+	hasProject := false
+	for _, s := range d.Specs {
+		if s.Scope == ScopeProject {
+			hasProject = true
+		}
+	}
+	m.trusted = m.decideTrust(hasProject)
+	for _, s := range d.Specs {
+		switch {
+		case s.Options.Disabled:
+			m.statuses = append(m.statuses, Status{Path: s.Path, Scope: s.Scope, State: "skipped", Message: "disabled in settings"})
+		case s.Scope == ScopeProject && !m.trusted:
+			m.pending = append(m.pending, s)
+			m.statuses = append(m.statuses, Status{Path: s.Path, Scope: s.Scope, State: "skipped",
+				Message: "project extensions run only in trusted projects; run with --trust-project or send trust_project"})
+		default:
+			allowed = append(allowed, s)
+		}
+	}
+	m.mu.Unlock()
+	for _, p := range d.Problems {
+		m.cfg.Log.Warn("extension problem", "path", p.Path, "problem", p.Message)
+		m.reportLoad(p.Path, p.Message)
+	}
+	if len(m.pending) > 0 {
+		m.cfg.Log.Warn("project extensions skipped: the project is not trusted", "project", m.cfg.Cwd, "count", len(m.pending))
+	}
+	m.mu.Lock()
+	ready := m.ready
+	m.mu.Unlock()
+	go func() {
+		m.loadAll(allowed)
+		close(ready)
+	}()
+}
+
+func (m *Manager) decideTrust(hasProject bool) bool {
+	if !hasProject {
+		return IsTrusted(m.cfg.AgentDir, m.cfg.Cwd, m.fp)
+	}
+	switch {
+	case m.cfg.TrustProject:
+		if err := Trust(m.cfg.AgentDir, m.cfg.Cwd, m.fp); err != nil {
+			m.cfg.Log.Warn("cannot record project trust", "err", err)
+		}
+		return true
+	case m.cfg.DefaultTrust == "always":
+		return true
+	case m.cfg.DefaultTrust == "never":
+		return false
+	}
+	return IsTrusted(m.cfg.AgentDir, m.cfg.Cwd, m.fp)
+}
+
+func (m *Manager) reportLoad(path, msg string) {
+	if m.cfg.OnError != nil {
+		m.cfg.OnError(hooks.ExtensionError{ExtensionPath: path, Event: "load", Error: msg})
+	}
+}
+
+// loadAll starts specs in parallel and registers them in load order.
+func (m *Manager) loadAll(specs []Spec) {
+	results := make([]Extension, len(specs))
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	for i, s := range specs {
+		rt := m.runtimeFor(&s)
+		if rt == nil {
+			errs[i] = fmt.Errorf("no runtime can load %s (%s extensions are not supported by this build)", s.Path, s.Kind)
+			continue
+		}
+		wg.Add(1)
+		go func(i int, s Spec, rt Runtime) {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+			defer cancel()
+			results[i], errs[i] = rt.Load(ctx, s, m.cfg.Host)
+		}(i, s, rt)
+	}
+	wg.Wait()
+	m.mu.Lock()
+	var subs []hooks.Subscriber
+	for i, s := range specs {
+		if errs[i] != nil {
+			m.statuses = append(m.statuses, Status{Path: s.Path, Scope: s.Scope, State: "failed", Message: errs[i].Error()})
+			continue
+		}
+		l := &loaded{ext: results[i], spec: s, sub: &subscriber{Extension: results[i], opts: s.Options}}
+		m.loaded = append(m.loaded, l)
+		m.statuses = append(m.statuses, Status{Path: s.Path, Name: l.ext.Name(), Scope: s.Scope, State: "loaded"})
+		subs = append(subs, l.sub)
+	}
+	m.mu.Unlock()
+	for i, s := range specs {
+		if errs[i] != nil {
+			m.cfg.Log.Warn("extension failed to load", "path", s.Path, "err", errs[i])
+			m.reportLoad(s.Path, errs[i].Error())
+		}
+	}
+	m.cfg.Bus.Add(subs...)
+	m.checkConflicts()
+}
+
+func (m *Manager) runtimeFor(s *Spec) Runtime {
+	for _, rt := range m.cfg.Runtimes {
+		if rt.Accepts(s) {
+			return rt
+		}
+	}
+	return nil
+}
+
+// checkConflicts logs tools and commands registered twice (the first
+// registration wins).
+func (m *Manager) checkConflicts() {
+	tools := map[string]string{}
+	cmds := map[string]string{}
+	for _, l := range m.snapshot() {
+		for _, t := range l.ext.Tools() {
+			if first, ok := tools[t.Name]; ok {
+				m.cfg.Log.Warn(fmt.Sprintf("Tool %q of %s conflicts with %s; the first one is used", t.Name, l.spec.Path, first))
+				continue
+			}
+			tools[t.Name] = l.spec.Path
+		}
+		for _, c := range l.ext.Commands() {
+			if first, ok := cmds[c.Name]; ok {
+				m.cfg.Log.Warn(fmt.Sprintf("Command /%s of %s conflicts with %s; the first one is used", c.Name, l.spec.Path, first))
+				continue
+			}
+			cmds[c.Name] = l.spec.Path
+		}
+	}
+}
+
+// Reload stops every extension and loads the ones found by d (a fresh
+// discovery), as at start-up. It waits until they have started.
+func (m *Manager) Reload(ctx context.Context, d Discovered) error {
+	if err := m.Wait(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	old := m.loaded
+	m.loaded, m.statuses, m.pending = nil, nil, nil
+	m.ready = make(chan struct{})
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, l := range old {
+		m.cfg.Bus.Remove(l.sub)
+		wg.Add(1)
+		go func(e Extension) {
+			defer wg.Done()
+			_ = e.Close()
+		}(l.ext)
+	}
+	wg.Wait()
+	m.Start(d)
+	return m.Wait(ctx)
+}
+
+// Wait blocks until Start has finished loading or ctx ends.
+func (m *Manager) Wait(ctx context.Context) error {
+	m.mu.Lock()
+	ready := m.ready
+	m.mu.Unlock()
+	select {
+	case <-ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Ready reports whether loading has finished.
+func (m *Manager) Ready() bool {
+	m.mu.Lock()
+	ready := m.ready
+	m.mu.Unlock()
+	select {
+	case <-ready:
+		return true
+	default:
+		return false
+	}
+}
+
+func (m *Manager) snapshot() []*loaded {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]*loaded(nil), m.loaded...)
+}
+
+// Statuses lists every extension found, in load order of discovery, with
+// what happened to it.
+func (m *Manager) Statuses() []Status {
+	m.mu.Lock()
+	out := append([]Status(nil), m.statuses...)
+	byPath := map[string]Extension{}
+	for _, l := range m.loaded {
+		byPath[l.spec.Path] = l.ext
+	}
+	m.mu.Unlock()
+	for i := range out {
+		ext, ok := byPath[out[i].Path]
+		if !ok || out[i].State != "loaded" {
+			continue
+		}
+		out[i].Events = ext.Events()
+		for _, c := range ext.Commands() {
+			out[i].Commands = append(out[i].Commands, c.Name)
+		}
+		for _, t := range ext.Tools() {
+			out[i].Tools = append(out[i].Tools, t.Name)
+		}
+	}
+	return out
+}
+
+// Trusted reports whether the project's extensions may run.
+func (m *Manager) Trusted() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.trusted
+}
+
+// TrustProject records the project as trusted and loads its skipped
+// extensions. It returns how many were loaded.
+func (m *Manager) TrustProject(ctx context.Context) (int, error) {
+	if err := m.Wait(ctx); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	pending := m.pending
+	m.pending = nil
+	m.trusted = true
+	var kept []Status
+	for _, st := range m.statuses {
+		if !(st.Scope == ScopeProject && st.State == "skipped" && st.Message != "disabled in settings") {
+			kept = append(kept, st)
+		}
+	}
+	m.statuses = kept
+	fp := m.fp
+	m.mu.Unlock()
+	if err := Trust(m.cfg.AgentDir, m.cfg.Cwd, fp); err != nil {
+		return 0, err
+	}
+	before := len(m.snapshot())
+	m.loadAll(pending)
+	return len(m.snapshot()) - before, nil
+}
+
+// Commands lists the extension commands in load order (first wins).
+func (m *Manager) Commands() []CommandRef {
+	var out []CommandRef
+	seen := map[string]bool{}
+	for _, l := range m.snapshot() {
+		for _, c := range l.ext.Commands() {
+			if seen[c.Name] {
+				continue
+			}
+			seen[c.Name] = true
+			out = append(out, CommandRef{Spec: c, Ext: l.ext, Path: l.spec.Path})
+		}
+	}
+	return out
+}
+
+// Command finds a command by name.
+func (m *Manager) Command(name string) (CommandRef, bool) {
+	for _, c := range m.Commands() {
+		if c.Spec.Name == name {
+			return c, true
+		}
+	}
+	return CommandRef{}, false
+}
+
+// Tools lists the extension tools in load order (first wins).
+func (m *Manager) Tools() []ToolRef {
+	var out []ToolRef
+	seen := map[string]bool{}
+	for _, l := range m.snapshot() {
+		for _, t := range l.ext.Tools() {
+			if seen[t.Name] {
+				continue
+			}
+			seen[t.Name] = true
+			out = append(out, ToolRef{Spec: t, Ext: l.ext, Path: l.spec.Path})
+		}
+	}
+	return out
+}
+
+// Flags lists the flags every extension registered.
+func (m *Manager) Flags() []FlagSpec {
+	var out []FlagSpec
+	for _, l := range m.snapshot() {
+		out = append(out, l.ext.Flags()...)
+	}
+	return out
+}
+
+// Close stops every extension (in parallel) and waits for them.
+func (m *Manager) Close() {
+	_ = m.Wait(context.Background())
+	var wg sync.WaitGroup
+	for _, l := range m.snapshot() {
+		wg.Add(1)
+		go func(e Extension) {
+			defer wg.Done()
+			_ = e.Close()
+		}(l.ext)
+	}
+	wg.Wait()
+}
+
+// subscriber adds the settings' timeouts to an extension.
+type subscriber struct {
+	Extension
+	opts Options
+}
+
+// HandleBatch implements hooks.BatchSubscriber, using the extension's own
+// batching when it has one.
+func (s *subscriber) HandleBatch(ctx context.Context, evs []*hooks.Event) []error {
+	if bs, ok := s.Extension.(hooks.BatchSubscriber); ok {
+		return bs.HandleBatch(ctx, evs)
+	}
+	errs := make([]error, len(evs))
+	for i, ev := range evs {
+		_, errs[i] = s.Extension.Handle(ctx, ev)
+	}
+	return errs
+}
+
+// Timeout implements hooks.TimeoutProvider: settings first, then what the
+// extension asked for.
+func (s *subscriber) Timeout(event string) time.Duration {
+	if d, ok := s.opts.Timeouts[event]; ok {
+		return d
+	}
+	if tp, ok := s.Extension.(hooks.TimeoutProvider); ok {
+		if d := tp.Timeout(event); d > 0 {
+			return d
+		}
+	}
+	if d, ok := s.opts.Timeouts["default"]; ok {
+		return d
+	}
+	return 0
+}

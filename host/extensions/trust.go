@@ -1,0 +1,150 @@
+package extensions
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/atomic-go/atomic/host/config"
+)
+
+// TrustFile is where trusted projects are recorded, in the agent dir:
+//
+//	{"version": 1, "projects": {"/abs/project": {"fingerprint": "sha256:…", "trustedAt": "…"}}}
+//
+// The fingerprint covers every project extension file (and the project
+// settings that list extensions), so a changed or added file asks again.
+const TrustFile = "trust.json"
+
+type trustDoc struct {
+	Version  int                     `json:"version"`
+	Projects map[string]trustedEntry `json:"projects"`
+}
+
+type trustedEntry struct {
+	Fingerprint string `json:"fingerprint"`
+	TrustedAt   string `json:"trustedAt"`
+}
+
+// Fingerprint hashes the project's extension files: for each spec its
+// entry files (the executable or script, and a directory's manifest),
+// path and content, plus the project settings file.
+func Fingerprint(cwd string, specs []Spec, projectSettings string) string {
+	var files []string
+	for _, s := range specs {
+		if s.Scope != ScopeProject {
+			continue
+		}
+		files = append(files, entryFiles(s)...)
+	}
+	if projectSettings != "" {
+		files = append(files, projectSettings)
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	prev := ""
+	for _, f := range files {
+		if f == prev {
+			continue
+		}
+		prev = f
+		rel, err := filepath.Rel(cwd, f)
+		if err != nil {
+			rel = f
+		}
+		io.WriteString(h, rel)
+		h.Write([]byte{0})
+		if fh, err := os.Open(f); err == nil {
+			fs := sha256.New()
+			_, _ = io.Copy(fs, fh)
+			fh.Close()
+			h.Write(fs.Sum(nil))
+		} else {
+			io.WriteString(h, "missing")
+		}
+		h.Write([]byte{0})
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+func entryFiles(s Spec) []string {
+	var out []string
+	st, err := os.Stat(s.Path)
+	if err != nil {
+		return []string{s.Path}
+	}
+	if !st.IsDir() {
+		return []string{s.Path}
+	}
+	if _, err := os.Stat(filepath.Join(s.Path, ManifestFile)); err == nil {
+		out = append(out, filepath.Join(s.Path, ManifestFile))
+	}
+	if pkg := filepath.Join(s.Path, "package.json"); fileExists(pkg) {
+		out = append(out, pkg)
+	}
+	for _, c := range s.Command {
+		if filepath.IsAbs(c) && strings.HasPrefix(c, s.Path+string(filepath.Separator)) && fileExists(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// IsTrusted reports whether the project is recorded as trusted with this
+// fingerprint.
+func IsTrusted(agentDir, project, fingerprint string) bool {
+	doc := readTrust(agentDir)
+	e, ok := doc.Projects[project]
+	return ok && e.Fingerprint == fingerprint
+}
+
+// Trust records the project as trusted with this fingerprint.
+func Trust(agentDir, project, fingerprint string) error {
+	doc := readTrust(agentDir)
+	doc.Projects[project] = trustedEntry{Fingerprint: fingerprint, TrustedAt: time.Now().UTC().Format(time.RFC3339)}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return config.WriteFileAtomic(filepath.Join(agentDir, TrustFile), append(b, '\n'), 0o600)
+}
+
+func readTrust(agentDir string) trustDoc {
+	doc := trustDoc{Version: 1, Projects: map[string]trustedEntry{}}
+	data, err := os.ReadFile(filepath.Join(agentDir, TrustFile))
+	if err != nil {
+		return doc
+	}
+	_ = json.Unmarshal(data, &doc)
+	if doc.Projects == nil {
+		doc.Projects = map[string]trustedEntry{}
+	}
+	doc.Version = 1
+	return doc
+}
+
+// UserDefaultTrust reads "defaultProjectTrust" from the user's settings
+// file only: a project must not be able to trust itself through its own
+// ./.atomic/settings.json.
+func UserDefaultTrust(agentDir string) string {
+	data, err := os.ReadFile(filepath.Join(agentDir, "settings.json"))
+	if err != nil {
+		return ""
+	}
+	var doc struct {
+		DefaultProjectTrust string `json:"defaultProjectTrust"`
+	}
+	_ = json.Unmarshal(data, &doc)
+	return doc.DefaultProjectTrust
+}

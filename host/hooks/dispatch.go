@@ -1,0 +1,363 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/atomic-go/atomic/host/llm"
+)
+
+// invoke waits for the subscriber's queued notifications, then calls it.
+func (b *Bus) invoke(ctx context.Context, e *entry, ev *Event) (json.RawMessage, error) {
+	if e.queue != nil {
+		bctx, cancel := context.WithTimeout(ctx, timeoutFor(e.sub, ev.Name))
+		b.barrier(bctx, e)
+		cancel()
+	}
+	return b.call(ctx, e.sub, ev)
+}
+
+// Before dispatches a session_before_* event: every truthy result replaces
+// the previous one, a result with a truthy "cancel" stops the dispatch.
+// Failing handlers are reported and skipped.
+func (b *Bus) Before(ctx context.Context, name string, payload any) BeforeResult {
+	var out BeforeResult
+	subs := b.subscribers(name)
+	if len(subs) == 0 {
+		return out
+	}
+	ev := NewEvent(name, payload)
+	for _, e := range subs {
+		raw, err := b.invoke(ctx, e, ev)
+		if err != nil {
+			if !isCancel(ctx, err) {
+				b.report(e.sub, name, err)
+			}
+			continue
+		}
+		if !truthy(raw) {
+			continue
+		}
+		var r struct {
+			Cancel any `json:"cancel"`
+		}
+		if err := decodeObject(raw, &r); err != nil {
+			b.report(e.sub, name, err)
+			continue
+		}
+		out = BeforeResult{Raw: raw, Cancel: truthyValue(r.Cancel)}
+		if out.Cancel {
+			return out
+		}
+	}
+	return out
+}
+
+func truthyValue(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	}
+	return true
+}
+
+// ToolCall dispatches tool_call. A result with "block" stops the dispatch;
+// a result with "input" replaces the arguments seen by later handlers and
+// by the tool. A handler that fails, times out, or returns a malformed
+// result blocks the call (fail closed) and is reported. Cancellation of ctx
+// (abort) blocks without a report.
+func (b *Bus) ToolCall(ctx context.Context, ev ToolCallEvent) ToolCallDecision {
+	d := ToolCallDecision{Input: ev.Input}
+	subs := b.subscribers(ToolCall)
+	cur := NewEvent(ToolCall, ev)
+	for _, e := range subs {
+		if d.Modified {
+			next := ev
+			next.Input = d.Input
+			cur = NewEvent(ToolCall, next)
+		}
+		raw, err := b.invoke(ctx, e, cur)
+		if err == nil && truthy(raw) {
+			var r struct {
+				Block  any             `json:"block"`
+				Reason string          `json:"reason"`
+				Input  json.RawMessage `json:"input"`
+			}
+			if derr := decodeObject(raw, &r); derr != nil {
+				err = derr
+			} else {
+				if in := trimSpace(r.Input); len(in) > 0 && string(in) != "null" {
+					var args map[string]any
+					if jerr := json.Unmarshal(in, &args); jerr != nil || args == nil {
+						err = fmt.Errorf("malformed result: \"input\" must be an object")
+					} else {
+						d.Input, d.Modified = args, true
+					}
+				}
+				if err == nil && truthyValue(r.Block) {
+					d.Block, d.Reason = true, r.Reason
+					return d
+				}
+			}
+		}
+		if err != nil {
+			if isCancel(ctx, err) {
+				return ToolCallDecision{Block: true, Reason: "Operation aborted", Input: d.Input}
+			}
+			b.report(e.sub, ToolCall, err)
+			return ToolCallDecision{Block: true, Reason: "Extension failed, blocking execution: " + err.Error(), Input: d.Input}
+		}
+	}
+	return d
+}
+
+// ToolResult dispatches tool_result as a patch chain: each of content,
+// details and isError that a handler returns replaces the current value,
+// and the next handler sees the patched event. It reports whether anything
+// changed.
+func (b *Bus) ToolResult(ctx context.Context, ev ToolResultEvent) (ToolResultEvent, bool) {
+	changed := false
+	var cur *Event
+	for _, e := range b.subscribers(ToolResult) {
+		if cur == nil {
+			cur = NewEvent(ToolResult, ev)
+		}
+		raw, err := b.invoke(ctx, e, cur)
+		if err != nil {
+			if !isCancel(ctx, err) {
+				b.report(e.sub, ToolResult, err)
+			}
+			continue
+		}
+		if !truthy(raw) {
+			continue
+		}
+		var r struct {
+			Content json.RawMessage `json:"content"`
+			Details json.RawMessage `json:"details"`
+			IsError *bool           `json:"isError"`
+		}
+		if err := decodeObject(raw, &r); err != nil {
+			b.report(e.sub, ToolResult, err)
+			continue
+		}
+		next := ev
+		if len(r.Content) > 0 {
+			var content llm.Content
+			if err := json.Unmarshal(r.Content, &content); err != nil {
+				b.report(e.sub, ToolResult, fmt.Errorf("malformed result: content: %v", err))
+				continue
+			}
+			next.Content = content.Blocks
+			if next.Content == nil {
+				next.Content = []llm.ContentBlock{}
+			}
+		}
+		if len(r.Details) > 0 {
+			var details any
+			_ = json.Unmarshal(r.Details, &details)
+			next.Details = details
+		}
+		if r.IsError != nil {
+			next.IsError = *r.IsError
+		}
+		ev, cur = next, nil
+		changed = true
+	}
+	return ev, changed
+}
+
+// Input dispatches input: text and images are chained through "transform"
+// results and the first "handled" result stops the dispatch.
+func (b *Bus) Input(ctx context.Context, ev InputEvent) InputResult {
+	res := InputResult{Action: ActionContinue, Text: ev.Text, Images: ev.Images}
+	transformed := false
+	for _, e := range b.subscribers(Input) {
+		cur := ev
+		cur.Text, cur.Images = res.Text, res.Images
+		raw, err := b.invoke(ctx, e, NewEvent(Input, cur))
+		if err != nil {
+			if !isCancel(ctx, err) {
+				b.report(e.sub, Input, err)
+			}
+			continue
+		}
+		if !truthy(raw) {
+			continue
+		}
+		var r struct {
+			Action string             `json:"action"`
+			Text   *string            `json:"text"`
+			Images []llm.ContentBlock `json:"images"`
+		}
+		if err := decodeObject(raw, &r); err != nil {
+			b.report(e.sub, Input, err)
+			continue
+		}
+		switch r.Action {
+		case ActionHandled:
+			return InputResult{Action: ActionHandled, Text: res.Text, Images: res.Images}
+		case ActionTransform:
+			if r.Text != nil {
+				res.Text = *r.Text
+			}
+			if r.Images != nil {
+				res.Images = r.Images
+			}
+			transformed = true
+		case ActionContinue, "":
+		default:
+			b.report(e.sub, Input, fmt.Errorf("malformed result: unknown action %q", r.Action))
+		}
+	}
+	if transformed {
+		res.Action = ActionTransform
+	}
+	return res
+}
+
+// BeforeAgentStart dispatches before_agent_start: the system prompt is
+// chained (each handler sees the current one) and every injected message
+// is collected in order.
+func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) BeforeAgentStartResult {
+	var out BeforeAgentStartResult
+	var cur *Event
+	for _, e := range b.subscribers(BeforeAgentStart) {
+		if cur == nil {
+			cur = NewEvent(BeforeAgentStart, ev)
+		}
+		raw, err := b.invoke(ctx, e, cur)
+		if err != nil {
+			if !isCancel(ctx, err) {
+				b.report(e.sub, BeforeAgentStart, err)
+			}
+			continue
+		}
+		if !truthy(raw) {
+			continue
+		}
+		var r struct {
+			Message      *CustomMessage  `json:"message"`
+			Messages     []CustomMessage `json:"messages"`
+			SystemPrompt *string         `json:"systemPrompt"`
+		}
+		if err := decodeObject(raw, &r); err != nil {
+			b.report(e.sub, BeforeAgentStart, err)
+			continue
+		}
+		if r.Message != nil {
+			r.Messages = append([]CustomMessage{*r.Message}, r.Messages...)
+		}
+		for _, m := range r.Messages {
+			if m.CustomType == "" {
+				b.report(e.sub, BeforeAgentStart, fmt.Errorf("malformed result: message needs a customType"))
+				continue
+			}
+			out.Messages = append(out.Messages, m)
+		}
+		if r.SystemPrompt != nil {
+			sp := *r.SystemPrompt
+			out.SystemPrompt = &sp
+			ev.SystemPrompt, cur = sp, nil
+		}
+	}
+	return out
+}
+
+// Context dispatches context: a result with truthy "messages" replaces the
+// messages the next handler sees and the provider receives. The caller's
+// slice is never modified.
+func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, bool) {
+	changed := false
+	var cur *Event
+	for _, e := range b.subscribers(Context) {
+		if cur == nil {
+			cur = NewEvent(Context, ContextEvent{Messages: msgs})
+		}
+		raw, err := b.invoke(ctx, e, cur)
+		if err != nil {
+			if !isCancel(ctx, err) {
+				b.report(e.sub, Context, err)
+			}
+			continue
+		}
+		if !truthy(raw) {
+			continue
+		}
+		var r struct {
+			Messages json.RawMessage `json:"messages"`
+		}
+		if err := decodeObject(raw, &r); err != nil {
+			b.report(e.sub, Context, err)
+			continue
+		}
+		if !truthy(r.Messages) {
+			continue
+		}
+		var next []llm.Message
+		if err := json.Unmarshal(r.Messages, &next); err != nil {
+			b.report(e.sub, Context, fmt.Errorf("malformed result: messages: %v", err))
+			continue
+		}
+		msgs, changed, cur = next, true, nil
+	}
+	return msgs, changed
+}
+
+// UserBash dispatches user_bash: the first truthy result wins. It returns
+// the handler's result, or nil when no handler took the command.
+func (b *Bus) UserBash(ctx context.Context, ev UserBashEvent) *BashResult {
+	cur := NewEvent(UserBash, ev)
+	for _, e := range b.subscribers(UserBash) {
+		raw, err := b.invoke(ctx, e, cur)
+		if err != nil {
+			if !isCancel(ctx, err) {
+				b.report(e.sub, UserBash, err)
+			}
+			continue
+		}
+		if !truthy(raw) {
+			continue
+		}
+		var r struct {
+			Result *BashResult `json:"result"`
+		}
+		if err := decodeObject(raw, &r); err != nil {
+			b.report(e.sub, UserBash, err)
+			continue
+		}
+		if r.Result != nil {
+			return r.Result
+		}
+		b.report(e.sub, UserBash, fmt.Errorf("only {result} is supported for user_bash results here"))
+	}
+	return nil
+}
+
+// Call sends any event to one subscriber with the bus's deadline and
+// failure handling, and returns its raw result (used for events the bus
+// has no composition rule for).
+func (b *Bus) Call(ctx context.Context, name string, payload any) []json.RawMessage {
+	var out []json.RawMessage
+	ev := NewEvent(name, payload)
+	for _, e := range b.subscribers(name) {
+		raw, err := b.invoke(ctx, e, ev)
+		if err != nil {
+			if !isCancel(ctx, err) {
+				b.report(e.sub, name, err)
+			}
+			continue
+		}
+		if truthy(raw) {
+			out = append(out, raw)
+		}
+	}
+	return out
+}

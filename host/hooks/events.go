@@ -1,0 +1,281 @@
+// Package hooks is the hook bus every extension runtime plugs into (gRPC
+// plugins, embedded scripts): event names, payload and result types, and
+// ordered dispatch with the reference semantics of each event, a deadline
+// per call, failure isolation and error reporting.
+//
+// Payloads and results travel as JSON in the shapes of the reference
+// extension API, so that a runtime only needs to move bytes (a plugin gets
+// them over gRPC, a script gets them parsed into JS values). The bus
+// decodes results into the typed structs below and composes them.
+package hooks
+
+import (
+	"encoding/json"
+
+	"github.com/atomic-go/atomic/host/llm"
+)
+
+// Event names.
+const (
+	SessionStart         = "session_start"
+	SessionShutdown      = "session_shutdown"
+	SessionInfoChanged   = "session_info_changed"
+	SessionBeforeSwitch  = "session_before_switch"
+	SessionBeforeFork    = "session_before_fork"
+	SessionBeforeCompact = "session_before_compact"
+	SessionBeforeTree    = "session_before_tree"
+	SessionCompact       = "session_compact"
+	SessionTree          = "session_tree"
+	Input                = "input"
+	BeforeAgentStart     = "before_agent_start"
+	AgentStart           = "agent_start"
+	AgentEnd             = "agent_end"
+	TurnStart            = "turn_start"
+	TurnEnd              = "turn_end"
+	MessageStart         = "message_start"
+	MessageUpdate        = "message_update"
+	MessageEnd           = "message_end"
+	Context              = "context"
+	ToolExecutionStart   = "tool_execution_start"
+	ToolCall             = "tool_call"
+	ToolExecutionUpdate  = "tool_execution_update"
+	ToolResult           = "tool_result"
+	ToolExecutionEnd     = "tool_execution_end"
+	ModelSelect          = "model_select"
+	ThinkingLevelSelect  = "thinking_level_select"
+	UserBash             = "user_bash"
+	ResourcesDiscover    = "resources_discover"
+)
+
+// Kind is how the bus dispatches an event.
+type Kind int
+
+// Dispatch kinds.
+const (
+	// Notify: every subscriber gets the event; results are ignored.
+	// Delivery is asynchronous and ordered per subscriber.
+	Notify Kind = iota
+	// Before: session_before_*; the last truthy result wins and a result
+	// with cancel short-circuits.
+	Before
+	// Chain: the event is transformed handler by handler.
+	Chain
+	// First: the first truthy result wins.
+	First
+)
+
+// Kinds maps every known event to its dispatch kind.
+var Kinds = map[string]Kind{
+	SessionStart: Notify, SessionShutdown: Notify, SessionInfoChanged: Notify,
+	SessionBeforeSwitch: Before, SessionBeforeFork: Before, SessionBeforeCompact: Before, SessionBeforeTree: Before,
+	SessionCompact: Notify, SessionTree: Notify,
+	Input: Chain, BeforeAgentStart: Chain, Context: Chain, ToolCall: Chain, ToolResult: Chain,
+	AgentStart: Notify, AgentEnd: Notify, TurnStart: Notify, TurnEnd: Notify,
+	MessageStart: Notify, MessageUpdate: Notify, MessageEnd: Notify,
+	ToolExecutionStart: Notify, ToolExecutionUpdate: Notify, ToolExecutionEnd: Notify,
+	ModelSelect: Notify, ThinkingLevelSelect: Notify, UserBash: First,
+	ResourcesDiscover: Chain,
+}
+
+// Event is one event on its way to subscribers. Payload is any value that
+// marshals to a JSON object (the "type" key is added), or a json.RawMessage
+// that is already the complete event object including "type".
+type Event struct {
+	Name    string
+	Payload any
+	raw     []byte
+	err     error
+}
+
+// NewEvent returns an event.
+func NewEvent(name string, payload any) *Event { return &Event{Name: name, Payload: payload} }
+
+// JSON returns the event object, encoded once and shared by every
+// subscriber.
+func (e *Event) JSON() ([]byte, error) {
+	if e.raw != nil || e.err != nil {
+		return e.raw, e.err
+	}
+	switch p := e.Payload.(type) {
+	case json.RawMessage:
+		e.raw = p
+		return e.raw, nil
+	case nil:
+		e.raw = append(llm.AppendString([]byte(`{"type":`), e.Name), '}')
+		return e.raw, nil
+	}
+	body, err := json.Marshal(e.Payload)
+	if err != nil {
+		e.err = err
+		return nil, err
+	}
+	buf := make([]byte, 0, len(body)+len(e.Name)+12)
+	buf = append(buf, `{"type":`...)
+	buf = llm.AppendString(buf, e.Name)
+	if len(body) > 2 {
+		buf = append(buf, ',')
+		buf = append(buf, body[1:]...)
+	} else {
+		buf = append(buf, '}')
+	}
+	e.raw = buf
+	return buf, nil
+}
+
+// SessionStartEvent is session_start's payload.
+type SessionStartEvent struct {
+	// Reason is startup, reload, new, resume or fork.
+	Reason              string `json:"reason"`
+	PreviousSessionFile string `json:"previousSessionFile,omitempty"`
+}
+
+// SessionShutdownEvent is session_shutdown's payload.
+type SessionShutdownEvent struct {
+	// Reason is quit, reload, new, resume or fork.
+	Reason            string `json:"reason"`
+	TargetSessionFile string `json:"targetSessionFile,omitempty"`
+}
+
+// SessionBeforeSwitchEvent is session_before_switch's payload.
+type SessionBeforeSwitchEvent struct {
+	// Reason is new or resume.
+	Reason            string `json:"reason"`
+	TargetSessionFile string `json:"targetSessionFile,omitempty"`
+}
+
+// SessionBeforeForkEvent is session_before_fork's payload.
+type SessionBeforeForkEvent struct {
+	EntryID string `json:"entryId"`
+	// Position is "before" (fork) or "at" (clone).
+	Position string `json:"position"`
+}
+
+// BeforeResult is the composed result of a session_before_* event: the last
+// truthy handler result.
+type BeforeResult struct {
+	Cancel bool
+	// Raw is the winning result object (nil when no handler returned one);
+	// callers decode the event-specific fields from it.
+	Raw json.RawMessage
+}
+
+// InputEvent is input's payload.
+type InputEvent struct {
+	Text              string             `json:"text"`
+	Images            []llm.ContentBlock `json:"images,omitempty"`
+	Source            string             `json:"source"`
+	StreamingBehavior string             `json:"streamingBehavior,omitempty"`
+}
+
+// Input actions.
+const (
+	ActionContinue  = "continue"
+	ActionTransform = "transform"
+	ActionHandled   = "handled"
+)
+
+// InputResult is the composed result of input.
+type InputResult struct {
+	Action string
+	Text   string
+	Images []llm.ContentBlock
+}
+
+// BeforeAgentStartEvent is before_agent_start's payload.
+type BeforeAgentStartEvent struct {
+	Prompt       string             `json:"prompt"`
+	Images       []llm.ContentBlock `json:"images,omitempty"`
+	SystemPrompt string             `json:"systemPrompt"`
+}
+
+// CustomMessage is a message an extension injects (role "custom").
+type CustomMessage struct {
+	CustomType string      `json:"customType"`
+	Content    llm.Content `json:"content"`
+	Display    bool        `json:"display"`
+	Details    any         `json:"details,omitempty"`
+}
+
+// BeforeAgentStartResult is the composed result of before_agent_start.
+type BeforeAgentStartResult struct {
+	// SystemPrompt is set when a handler replaced the system prompt.
+	SystemPrompt *string
+	// Messages are every injected message, in handler order.
+	Messages []CustomMessage
+}
+
+// ContextEvent is context's payload.
+type ContextEvent struct {
+	Messages []llm.Message `json:"messages"`
+}
+
+// ToolCallEvent is tool_call's payload.
+type ToolCallEvent struct {
+	ToolCallID string         `json:"toolCallId"`
+	ToolName   string         `json:"toolName"`
+	Input      map[string]any `json:"input"`
+}
+
+// ToolCallDecision is the composed result of tool_call.
+type ToolCallDecision struct {
+	Block  bool
+	Reason string
+	// Input is the (possibly modified) arguments to execute with.
+	Input map[string]any
+	// Modified reports whether a handler replaced the arguments.
+	Modified bool
+}
+
+// ToolResultEvent is tool_result's payload and composed result.
+type ToolResultEvent struct {
+	ToolCallID string             `json:"toolCallId"`
+	ToolName   string             `json:"toolName"`
+	Input      map[string]any     `json:"input"`
+	Content    []llm.ContentBlock `json:"content"`
+	Details    any                `json:"details,omitempty"`
+	IsError    bool               `json:"isError"`
+}
+
+// UserBashEvent is user_bash's payload.
+type UserBashEvent struct {
+	Command            string `json:"command"`
+	ExcludeFromContext bool   `json:"excludeFromContext"`
+	Cwd                string `json:"cwd"`
+}
+
+// BashResult is the result of a shell command (user_bash's `result`).
+type BashResult struct {
+	Output         string `json:"output"`
+	ExitCode       *int   `json:"exitCode,omitempty"`
+	Cancelled      bool   `json:"cancelled"`
+	Truncated      bool   `json:"truncated"`
+	FullOutputPath string `json:"fullOutputPath,omitempty"`
+}
+
+// ModelSelectEvent is model_select's payload.
+type ModelSelectEvent struct {
+	Model         llm.Model  `json:"model"`
+	PreviousModel *llm.Model `json:"previousModel,omitempty"`
+	// Source is set, cycle, restore or fallback.
+	Source string `json:"source"`
+}
+
+// TurnStartEvent is turn_start's payload.
+type TurnStartEvent struct {
+	TurnIndex int   `json:"turnIndex"`
+	Timestamp int64 `json:"timestamp"`
+}
+
+// TurnEndEvent is turn_end's payload.
+type TurnEndEvent struct {
+	TurnIndex   int           `json:"turnIndex"`
+	Message     llm.Message   `json:"message"`
+	ToolResults []llm.Message `json:"toolResults"`
+}
+
+// ExtensionError reports a failing extension (the extension_error event).
+type ExtensionError struct {
+	ExtensionPath string `json:"extensionPath"`
+	Event         string `json:"event"`
+	Error         string `json:"error"`
+}

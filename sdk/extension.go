@@ -1,0 +1,214 @@
+package sdk
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+)
+
+// HandlerFunc handles one event given as JSON (the reference API's event
+// object, with "type"). It returns the result (any JSON-marshalable value,
+// or nil for none).
+type HandlerFunc func(ctx *Context, event json.RawMessage) (any, error)
+
+// Command is a slash command.
+type Command struct {
+	// Name without the leading slash.
+	Name string
+	// Description shown by clients.
+	Description string
+	// Run executes the command; args is the text after the name.
+	Run func(ctx *Context, args string) error
+	// Complete, when set, returns completions for the argument text typed
+	// so far (nil for none).
+	Complete func(ctx *Context, prefix string) ([]Completion, error)
+}
+
+// Tool is a tool offered to the model. Parameters is a JSON Schema object;
+// the agent validates arguments against it before calling Execute.
+type Tool struct {
+	Name             string
+	Label            string
+	Description      string
+	Parameters       json.RawMessage
+	PromptSnippet    string
+	PromptGuidelines []string
+	// Execute runs the tool. update streams partial results to the
+	// client. Returning an error makes an error result with its text.
+	Execute func(ctx *Context, call ToolInvocation, update func(ToolOutput)) (ToolOutput, error)
+}
+
+// ToolInvocation is one call of a tool.
+type ToolInvocation struct {
+	ToolCallID string
+	Args       map[string]any
+}
+
+// Flag is a command-line flag of the extension (--name).
+type Flag struct {
+	Name        string
+	Description string
+	// Type is "boolean" or "string".
+	Type    string
+	Default string
+}
+
+// Extension is what a plugin registers. Create it with New, register
+// handlers, then pass it to Serve.
+type Extension struct {
+	// Name and Version identify the extension in logs and diagnostics.
+	Name, Version string
+
+	order    []string
+	handlers map[string][]HandlerFunc
+	commands []*Command
+	tools    []*Tool
+	flags    []*Flag
+	timeouts map[string]time.Duration
+}
+
+// New returns an empty extension.
+func New(name, version string) *Extension {
+	return &Extension{Name: name, Version: version, handlers: map[string][]HandlerFunc{}, timeouts: map[string]time.Duration{}}
+}
+
+// On registers a handler for an event given as raw JSON. Several handlers
+// for one event run in registration order with the same composition rules
+// the agent applies across extensions.
+func (e *Extension) On(event string, fn HandlerFunc) {
+	if _, ok := e.handlers[event]; !ok {
+		e.order = append(e.order, event)
+	}
+	e.handlers[event] = append(e.handlers[event], fn)
+}
+
+// Handle registers a typed handler: the event is decoded into E and the
+// returned R (nil pointer for none) becomes the result.
+func Handle[E any, R any](e *Extension, event string, fn func(*Context, *E) (R, error)) {
+	e.On(event, func(ctx *Context, raw json.RawMessage) (any, error) {
+		ev, err := decode[E](raw)
+		if err != nil {
+			return nil, fmt.Errorf("decode %s: %w", event, err)
+		}
+		r, err := fn(ctx, ev)
+		if err != nil {
+			return nil, err
+		}
+		if isNil(r) {
+			return nil, nil
+		}
+		return r, nil
+	})
+}
+
+// Observe registers a handler for a notification event decoded into E.
+func Observe[E any](e *Extension, event string, fn func(*Context, *E) error) {
+	Handle(e, event, func(ctx *Context, ev *E) (any, error) { return nil, fn(ctx, ev) })
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// OnToolCall registers a tool_call handler.
+func (e *Extension) OnToolCall(fn func(*Context, *ToolCallEvent) (*ToolCallResult, error)) {
+	Handle(e, EventToolCall, fn)
+}
+
+// OnToolResult registers a tool_result handler.
+func (e *Extension) OnToolResult(fn func(*Context, *ToolResultEvent) (*ToolResultPatch, error)) {
+	Handle(e, EventToolResult, fn)
+}
+
+// OnInput registers an input handler.
+func (e *Extension) OnInput(fn func(*Context, *InputEvent) (*InputResult, error)) {
+	Handle(e, EventInput, fn)
+}
+
+// OnBeforeAgentStart registers a before_agent_start handler.
+func (e *Extension) OnBeforeAgentStart(fn func(*Context, *BeforeAgentStartEvent) (*BeforeAgentStartResult, error)) {
+	Handle(e, EventBeforeAgentStart, fn)
+}
+
+// OnContext registers a context handler.
+func (e *Extension) OnContext(fn func(*Context, *ContextEvent) (*ContextResult, error)) {
+	Handle(e, EventContext, fn)
+}
+
+// OnSessionBeforeSwitch registers a session_before_switch handler.
+func (e *Extension) OnSessionBeforeSwitch(fn func(*Context, *SessionBeforeSwitchEvent) (*CancelResult, error)) {
+	Handle(e, EventSessionBeforeSwitch, fn)
+}
+
+// OnSessionBeforeFork registers a session_before_fork handler.
+func (e *Extension) OnSessionBeforeFork(fn func(*Context, *SessionBeforeForkEvent) (*CancelResult, error)) {
+	Handle(e, EventSessionBeforeFork, fn)
+}
+
+// OnUserBash registers a user_bash handler.
+func (e *Extension) OnUserBash(fn func(*Context, *UserBashEvent) (*UserBashResult, error)) {
+	Handle(e, EventUserBash, fn)
+}
+
+// OnSessionStart registers a session_start handler.
+func (e *Extension) OnSessionStart(fn func(*Context, *SessionStartEvent) error) {
+	Observe(e, EventSessionStart, fn)
+}
+
+// OnSessionShutdown registers a session_shutdown handler.
+func (e *Extension) OnSessionShutdown(fn func(*Context, *SessionShutdownEvent) error) {
+	Observe(e, EventSessionShutdown, fn)
+}
+
+// OnTurnEnd registers a turn_end handler.
+func (e *Extension) OnTurnEnd(fn func(*Context, *TurnEndEvent) error) {
+	Observe(e, EventTurnEnd, fn)
+}
+
+// RegisterCommand adds a slash command.
+func (e *Extension) RegisterCommand(c Command) { e.commands = append(e.commands, &c) }
+
+// RegisterTool adds a tool.
+func (e *Extension) RegisterTool(t Tool) { e.tools = append(e.tools, &t) }
+
+// RegisterFlag adds a command-line flag; Context.Flag reads its value.
+func (e *Extension) RegisterFlag(f Flag) {
+	if f.Type == "" {
+		f.Type = "boolean"
+	}
+	e.flags = append(e.flags, &f)
+}
+
+// SetTimeout asks the agent for a deadline for one event (the user's
+// settings take precedence).
+func (e *Extension) SetTimeout(event string, d time.Duration) { e.timeouts[event] = d }
+
+// Events lists the events with handlers, in registration order.
+func (e *Extension) Events() []string { return append([]string(nil), e.order...) }
+
+func (e *Extension) command(name string) *Command {
+	for _, c := range e.commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func (e *Extension) tool(name string) *Tool {
+	for _, t := range e.tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	plugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	pb "github.com/atomic-go/atomic/proto/atomic/plugin/v1"
+)
+
+// Serve runs the extension as a plugin of the agent until the agent stops
+// it. It does not return. Run directly (not by the agent) it prints a
+// short explanation and exits with status 1.
+func Serve(ext *Extension) {
+	if os.Getenv(Handshake.MagicCookieKey) != Handshake.MagicCookieValue {
+		fmt.Fprintf(os.Stderr, "%s is an atomic extension; load it with: atomic -e %s\n", ext.Name, os.Args[0])
+		os.Exit(1)
+	}
+	go exitWithParent()
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: Handshake,
+		Plugins:         plugin.PluginSet{PluginName: &GRPCPlugin{Extension: ext}},
+		GRPCServer:      NewGRPCServer,
+	})
+}
+
+// NewGRPCServer is the gRPC server plugins are served with: fixed
+// flow-control windows turn off gRPC's bandwidth probing, which would cost
+// a ping round per small call.
+func NewGRPCServer(opts []grpc.ServerOption) *grpc.Server {
+	opts = append(opts, grpc.InitialWindowSize(1<<20), grpc.InitialConnWindowSize(1<<20))
+	return grpc.NewServer(opts...)
+}
+
+// exitWithParent ends the plugin when the agent that started it is gone
+// (killed without a chance to stop its plugins), so that no orphan keeps
+// running.
+func exitWithParent() {
+	parent := os.Getppid()
+	for range time.Tick(500 * time.Millisecond) {
+		if os.Getppid() != parent {
+			os.Exit(0)
+		}
+	}
+}
+
+// GRPCPlugin is the go-plugin plugin that serves an Extension (plugin
+// side only).
+type GRPCPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	Extension *Extension
+}
+
+// GRPCServer registers the PluginService.
+func (p *GRPCPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
+	pb.RegisterPluginServiceServer(s, &server{ext: p.Extension, broker: broker})
+	return nil
+}
+
+// GRPCClient is not used on the plugin side.
+func (p *GRPCPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
+	return nil, fmt.Errorf("the plugin side has no client")
+}
+
+type server struct {
+	pb.UnimplementedPluginServiceServer
+	ext    *Extension
+	broker *plugin.GRPCBroker
+
+	mu    sync.Mutex
+	host  Host
+	flags map[string]string
+}
+
+func (s *server) Describe(ctx context.Context, req *pb.DescribeRequest) (*pb.DescribeResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.host == nil && req.HostBrokerId != 0 {
+		conn, err := s.broker.Dial(req.HostBrokerId)
+		if err != nil {
+			return nil, fmt.Errorf("connect to the host service: %w", err)
+		}
+		s.host = &grpcHost{c: pb.NewHostServiceClient(conn)}
+	}
+	s.flags = map[string]string{}
+	for _, f := range s.ext.flags {
+		s.flags[f.Name] = f.Default
+	}
+	for k, v := range req.FlagValues {
+		s.flags[k] = v
+	}
+	return DescribeProto(s.ext), nil
+}
+
+// DescribeProto is the Describe answer for an extension.
+func DescribeProto(ext *Extension) *pb.DescribeResponse {
+	resp := &pb.DescribeResponse{
+		Name: ext.Name, Version: ext.Version, ProtocolVersion: ProtocolVersion,
+		Capabilities: Capabilities, Events: ext.Events(), TimeoutsMs: map[string]uint32{},
+	}
+	for _, c := range ext.commands {
+		resp.Commands = append(resp.Commands, &pb.CommandSpec{Name: c.Name, Description: c.Description, HasArgumentCompletions: c.Complete != nil})
+	}
+	for _, t := range ext.tools {
+		params := t.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		resp.Tools = append(resp.Tools, &pb.ToolSpec{
+			Name: t.Name, Label: t.Label, Description: t.Description, ParametersJson: params,
+			PromptSnippet: t.PromptSnippet, PromptGuidelines: t.PromptGuidelines,
+		})
+	}
+	for _, f := range ext.flags {
+		resp.Flags = append(resp.Flags, &pb.FlagSpec{Name: f.Name, Description: f.Description, Type: f.Type, DefaultValue: f.Default})
+	}
+	for ev, d := range ext.timeouts {
+		resp.TimeoutsMs[ev] = uint32(d.Milliseconds())
+	}
+	return resp
+}
+
+func (s *server) context(ctx context.Context, hc *pb.HandlerContext) *Context {
+	s.mu.Lock()
+	host, flags := s.host, s.flags
+	s.mu.Unlock()
+	if host == nil {
+		host = noHost{}
+	}
+	info := ContextInfo{Flags: flags}
+	if hc != nil {
+		info = ContextInfo{
+			Cwd: hc.Cwd, Mode: hc.Mode, HasUI: hc.HasUi, SessionID: hc.SessionId, SessionFile: hc.SessionFile,
+			ThinkingLevel: hc.ThinkingLevel, IsIdle: hc.IsIdle, ProjectTrusted: hc.ProjectTrusted, Flags: flags,
+		}
+		if len(hc.ModelJson) > 0 {
+			var m Model
+			if json.Unmarshal(hc.ModelJson, &m) == nil {
+				info.Model = &m
+			}
+		}
+		if hc.CallId != "" {
+			ctx = metadata.AppendToOutgoingContext(ctx, CallIDMetadata, hc.CallId)
+		}
+	}
+	return NewContext(ctx, host, info)
+}
+
+func (s *server) HandleEvent(ctx context.Context, req *pb.HandleEventRequest) (*pb.HandleEventResponse, error) {
+	res, err := s.ext.HandleEvent(s.context(ctx, req.Context), req.Event, req.PayloadJson)
+	if err != nil {
+		return &pb.HandleEventResponse{Error: err.Error()}, nil
+	}
+	return &pb.HandleEventResponse{ResultJson: res}, nil
+}
+
+func (s *server) HandleEvents(ctx context.Context, req *pb.HandleEventsRequest) (*pb.HandleEventsResponse, error) {
+	resp := &pb.HandleEventsResponse{Errors: make([]string, len(req.Events))}
+	for i, ev := range req.Events {
+		if ctx.Err() != nil {
+			resp.Errors[i] = ctx.Err().Error()
+			continue
+		}
+		if _, err := s.ext.HandleEvent(s.context(ctx, ev.Context), ev.Event, ev.PayloadJson); err != nil {
+			resp.Errors[i] = err.Error()
+		}
+	}
+	return resp, nil
+}
+
+func (s *server) RunCommand(ctx context.Context, req *pb.RunCommandRequest) (*pb.RunCommandResponse, error) {
+	if err := s.ext.RunCommand(s.context(ctx, req.Context), req.Name, req.Args); err != nil {
+		return &pb.RunCommandResponse{Error: err.Error()}, nil
+	}
+	return &pb.RunCommandResponse{}, nil
+}
+
+func (s *server) GetCommandCompletions(ctx context.Context, req *pb.GetCommandCompletionsRequest) (*pb.GetCommandCompletionsResponse, error) {
+	items, none, err := s.ext.Complete(s.context(ctx, req.Context), req.Name, req.ArgumentPrefix)
+	if err != nil {
+		return &pb.GetCommandCompletionsResponse{Error: err.Error()}, nil
+	}
+	resp := &pb.GetCommandCompletionsResponse{None: none}
+	for _, it := range items {
+		resp.Completions = append(resp.Completions, &pb.Completion{Value: it.Value, Label: it.Label, Description: it.Description})
+	}
+	return resp, nil
+}
+
+func (s *server) ExecuteTool(req *pb.ExecuteToolRequest, stream pb.PluginService_ExecuteToolServer) error {
+	var args map[string]any
+	if len(req.ArgumentsJson) > 0 {
+		if err := json.Unmarshal(req.ArgumentsJson, &args); err != nil {
+			return stream.Send(&pb.ExecuteToolResponse{Final: true, IsError: true, Error: "arguments are not a JSON object: " + err.Error()})
+		}
+	}
+	ctx := s.context(stream.Context(), req.Context)
+	var sendMu sync.Mutex
+	update := func(o ToolOutput) {
+		msg, err := outputProto(o)
+		if err != nil {
+			return
+		}
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		_ = stream.Send(msg)
+	}
+	out, err := s.ext.ExecuteTool(ctx, req.Name, ToolInvocation{ToolCallID: req.ToolCallId, Args: args}, update)
+	sendMu.Lock()
+	defer sendMu.Unlock()
+	if err != nil {
+		msg, _ := outputProto(out)
+		if msg == nil {
+			msg = &pb.ExecuteToolResponse{}
+		}
+		msg.Final, msg.IsError, msg.Error = true, true, err.Error()
+		return stream.Send(msg)
+	}
+	msg, merr := outputProto(out)
+	if merr != nil {
+		return stream.Send(&pb.ExecuteToolResponse{Final: true, IsError: true, Error: merr.Error()})
+	}
+	msg.Final = true
+	return stream.Send(msg)
+}
+
+func outputProto(o ToolOutput) (*pb.ExecuteToolResponse, error) {
+	content := o.Content
+	if content == nil {
+		content = []Block{}
+	}
+	cj, err := json.Marshal(content)
+	if err != nil {
+		return nil, err
+	}
+	msg := &pb.ExecuteToolResponse{ContentJson: cj}
+	if o.Details != nil {
+		if msg.DetailsJson, err = json.Marshal(o.Details); err != nil {
+			return nil, err
+		}
+	}
+	return msg, nil
+}
