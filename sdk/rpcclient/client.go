@@ -288,7 +288,7 @@ func (c *Client) waitLoop() {
 	close(c.done)
 }
 
-func (c *Client) readLoop(r *os.File) {
+func (c *Client) readLoop(r io.ReadCloser) {
 	defer close(c.readerDone)
 	defer r.Close()
 	br := bufio.NewReaderSize(r, 64<<10)

@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("RPCCLIENT_FAKE_AGENT"); mode != "" {
 		os.Exit(fakeAgent(mode))
 	}
+	if !runsTests() {
+		os.Exit(m.Run()) // fuzzing or benchmarks only: no binary needed
+	}
 	dir, err := os.MkdirTemp("", "rpcclient-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -137,4 +140,15 @@ func fakeAgent(mode string) int {
 			}
 		}
 	}
+}
+
+// runsTests reports whether this process will run tests or examples (not
+// when it is a fuzzing worker, or run with -test.run=^$).
+func runsTests() bool {
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(a, "-test.fuzzworker") || a == "-test.run=^$" {
+			return false
+		}
+	}
+	return true
 }
