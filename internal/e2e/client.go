@@ -27,6 +27,15 @@ type Client struct {
 	// unterminated is the last line when it had no LF (a process killed
 	// in the middle of writing a record leaves one).
 	unterminated bool
+	keep         bool
+	kept         [][]byte
+}
+
+// Lines returns the stdout lines read so far (with ClientOptions.KeepLines).
+func (c *Client) Lines() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][]byte(nil), c.kept...)
 }
 
 // ClientOptions configure StartClient beyond Options.
@@ -35,6 +44,8 @@ type ClientOptions struct {
 	UIHandler rpcclient.UIHandler
 	// RequestTimeout of quick commands (default 10 s).
 	RequestTimeout time.Duration
+	// KeepLines keeps every stdout line for Lines.
+	KeepLines bool
 }
 
 // StartClient starts the agent (built once per test process, as for
@@ -51,7 +62,7 @@ func StartClient(t testing.TB, opts Options, copts ...ClientOptions) *Client {
 		co.RequestTimeout = 10 * time.Second
 	}
 	cmd, env := Command(t, opts)
-	c := &Client{Env: env, t: t}
+	c := &Client{Env: env, t: t, keep: co.KeepLines}
 	var err error
 	c.Client, err = rpcclient.Start(rpcclient.Options{
 		Executable:     cmd.Path,
@@ -98,6 +109,9 @@ func (c *Client) checkLine(line []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lines++
+	if c.keep {
+		c.kept = append(c.kept, append([]byte(nil), line...))
+	}
 	c.unterminated = false
 	if err := CheckRecordLine(line); err != nil && len(c.bad) < 10 {
 		c.bad = append(c.bad, "line "+strconv.Itoa(c.lines)+" is not a protocol record: "+err.Error()+": "+clip(line, 300))
@@ -115,13 +129,4 @@ func Ctx(t testing.TB, timeout time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// Must fails the test when err is not nil and returns v.
-func Must[T any](t testing.TB, v T, err error) T {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }

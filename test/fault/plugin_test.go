@@ -198,8 +198,12 @@ func TestPluginStoppedDuringHook(t *testing.T) {
 // extensions starts them) and returns its pid.
 func readPIDAfterStart(t *testing.T, c *e2e.Client, pidFile string) int {
 	t.Helper()
-	if _, err := c.Call(ctx(t), map[string]any{"type": "get_extensions"}); err != nil {
+	exts, err := c.GetExtensions(ctx(t))
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(exts.Extensions) != 1 || exts.Extensions[0].State != "loaded" {
+		t.Fatalf("extensions: %+v", exts)
 	}
 	return readPID(t, pidFile)
 }
