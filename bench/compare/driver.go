@@ -145,9 +145,9 @@ func (p *proc) close() {
 	}
 }
 
-// treeHWM returns the summed peak resident set size (VmHWM) of a process
-// and all its descendants, in KiB.
-func treeHWM(root int) (int64, error) {
+// treeField returns a /proc/<pid>/status field in KiB (VmHWM, RssAnon, …)
+// summed over a process and all its descendants.
+func treeField(root int, field string) (int64, error) {
 	children := map[int][]int{}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -175,7 +175,7 @@ func treeHWM(root int) (int64, error) {
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		kb, err := vmHWM(pid)
+		kb, err := statusField(pid, field)
 		if err != nil {
 			if pid == root {
 				return 0, err
@@ -188,18 +188,18 @@ func treeHWM(root int) (int64, error) {
 	return total, nil
 }
 
-func vmHWM(pid int) (int64, error) {
+func statusField(pid int, field string) (int64, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
+		if strings.HasPrefix(line, field+":") {
 			f := strings.Fields(line)
 			return strconv.ParseInt(f[1], 10, 64)
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM for %d", pid)
+	return 0, fmt.Errorf("no %s for %d", field, pid)
 }
 
 func median(ds []time.Duration) time.Duration {

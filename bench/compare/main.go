@@ -52,6 +52,8 @@ type figures struct {
 	ColdStart       time.Duration   // median
 	ColdStarts      []time.Duration // every sample
 	PeakRSSKiB      int64
+	RSSAnonKiB      int64 // RssAnon at that moment (process tree)
+	RSSFileKiB      int64 // RssFile at that moment: pages of the executable and libraries
 	Stream          time.Duration // median
 	Streams         []time.Duration
 	StreamBytes     int64 // median stdout bytes of one streaming prompt
@@ -67,6 +69,8 @@ func main() {
 	deltas := flag.Int("deltas", 2000, "deltas of the streaming reply")
 	only := flag.String("only", "", "measure only this agent: atomic or pi")
 	asJSON := flag.Bool("json", false, "print the figures as JSON")
+	var extraEnv envList
+	flag.Var(&extraEnv, "env", "KEY=VALUE added to atomic's environment (repeatable; e.g. ATOMIC_CPUPROFILE with a -tags pprof build)")
 	flag.Parse()
 	cfg := config{cold: *cold, stream: *stream, roundTrips: *roundTrips, deltas: *deltas}
 
@@ -102,7 +106,7 @@ func main() {
 		Name: "atomic", Version: version(*bin), agentIn: "agent",
 		argv: append([]string{*bin}, common...),
 		env: func(home string) []string {
-			return []string{path, "HOME=" + home, "ATOMIC_CODING_AGENT_DIR=" + filepath.Join(home, "agent")}
+			return append([]string{path, "HOME=" + home, "ATOMIC_CODING_AGENT_DIR=" + filepath.Join(home, "agent")}, extraEnv...)
 		},
 	}
 	var targets []target
@@ -176,9 +180,11 @@ func measure(tg target, work, models string, cfg config) (figures, error) {
 	if err := p.request("s", `{"type":"get_state"}`); err != nil {
 		return f, err
 	}
-	if f.PeakRSSKiB, err = treeHWM(p.cmd.Process.Pid); err != nil {
+	if f.PeakRSSKiB, err = treeField(p.cmd.Process.Pid, "VmHWM"); err != nil {
 		return f, err
 	}
+	f.RSSAnonKiB, _ = treeField(p.cmd.Process.Pid, "RssAnon")
+	f.RSSFileKiB, _ = treeField(p.cmd.Process.Pid, "RssFile")
 	p.close()
 
 	// The streaming prompt: one process, a new session before each
@@ -243,8 +249,8 @@ func printTable(targets []target, all []figures, cfg config) {
 	fmt.Println()
 	if len(all) != 2 {
 		for _, f := range all {
-			fmt.Printf("%s: cold start %s, peak RSS %.1f MB, %d-delta prompt %s (%d bytes), %d round trips %s\n",
-				f.Agent, ms(f.ColdStart), mb(f.PeakRSSKiB), cfg.deltas, ms(f.Stream), f.StreamBytes, cfg.roundTrips, ms(f.RoundTrips))
+			fmt.Printf("%s: cold start %s, peak RSS %.1f MB (anon %.1f, file %.1f), %d-delta prompt %s (%d bytes), %d round trips %s\n",
+				f.Agent, ms(f.ColdStart), mb(f.PeakRSSKiB), mb(f.RSSAnonKiB), mb(f.RSSFileKiB), cfg.deltas, ms(f.Stream), f.StreamBytes, cfg.roundTrips, ms(f.RoundTrips))
 		}
 		return
 	}
@@ -261,6 +267,8 @@ func printTable(targets []target, all []figures, cfg config) {
 	row(fmt.Sprintf("cold start to the first `get_state` response (median of %d)", cfg.cold),
 		float64(a.ColdStart)/1e6, float64(r.ColdStart)/1e6, "ms", 1.0/50)
 	row("peak RSS after one prompt round trip (VmHWM, process tree)", mb(a.PeakRSSKiB), mb(r.PeakRSSKiB), "MB", 1.0/5)
+	fmt.Printf("| of which, at that moment: anonymous / file-backed (the executable's pages) | %.1f / %.1f MB | %.1f / %.1f MB | | | |\n",
+		mb(a.RSSAnonKiB), mb(a.RSSFileKiB), mb(r.RSSAnonKiB), mb(r.RSSFileKiB))
 	row(fmt.Sprintf("%d-delta prompt, send to `agent_end` (median of %d)", cfg.deltas, cfg.stream),
 		float64(a.Stream)/1e6, float64(r.Stream)/1e6, "ms", 1.0/5)
 	fmt.Printf("| stdout bytes of that prompt | %s | %s | 1/%.0f | | |\n", kb(a.StreamBytes), kb(r.StreamBytes), float64(r.StreamBytes)/float64(a.StreamBytes))
@@ -325,3 +333,9 @@ func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "compare: "+format+"\n", args...)
 	os.Exit(1)
 }
+
+// envList is a repeatable -env flag.
+type envList []string
+
+func (e *envList) String() string     { return strings.Join(*e, " ") }
+func (e *envList) Set(v string) error { *e = append(*e, v); return nil }

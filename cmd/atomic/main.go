@@ -26,8 +26,16 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
+// atExit runs just before the process exits (builds with -tags pprof
+// write their profiles here; see profile.go).
+var atExit []func()
+
 func main() {
-	os.Exit(run(os.Args[1:]))
+	code := run(os.Args[1:])
+	for _, fn := range atExit {
+		fn()
+	}
+	os.Exit(code)
 }
 
 func run(args []string) int {
