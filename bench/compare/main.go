@@ -52,8 +52,8 @@ type figures struct {
 	ColdStart       time.Duration   // median
 	ColdStarts      []time.Duration // every sample
 	PeakRSSKiB      int64
-	RSSAnonKiB      int64 // RssAnon at that moment (process tree)
-	RSSFileKiB      int64 // RssFile at that moment: pages of the executable and libraries
+	RSSAnonKiB      int64         // RssAnon at that moment (process tree)
+	RSSFileKiB      int64         // RssFile at that moment: pages of the executable and libraries
 	Stream          time.Duration // median
 	Streams         []time.Duration
 	StreamBytes     int64 // median stdout bytes of one streaming prompt
