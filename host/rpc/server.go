@@ -152,32 +152,24 @@ func (s *Server) SendRecord(v any) {
 // queued commands are answered, work in flight is cancelled, and the output
 // is flushed.
 func (s *Server) Serve(ctx context.Context, in io.Reader) error {
-	lines := make(chan []byte)
+	// Lines are dispatched on the reading goroutine itself (HandleLine only
+	// parses and hands the command to its lane), which saves a goroutine
+	// hand-off per command; after Shutdown, HandleLine drops what comes.
 	readErr := make(chan error, 1)
 	go func() {
 		readErr <- ReadLines(in, func(line []byte) {
+			if ctx.Err() != nil {
+				return
+			}
 			cp := make([]byte, len(line))
 			copy(cp, line)
-			select {
-			case lines <- cp:
-			case <-ctx.Done():
-			}
+			s.HandleLine(cp)
 		})
-		close(lines)
 	}()
 	var err error
-loop:
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				err = <-readErr
-				break loop
-			}
-			s.HandleLine(line)
-		case <-ctx.Done():
-			break loop
-		}
+	select {
+	case err = <-readErr:
+	case <-ctx.Done():
 	}
 	s.Shutdown()
 	return err
