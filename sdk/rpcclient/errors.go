@@ -50,6 +50,7 @@ type CommandError struct {
 	Details json.RawMessage
 }
 
+// Error implements error: "<command>: <message>".
 func (e *CommandError) Error() string {
 	return fmt.Sprintf("%s: %s", e.Command, e.Message)
 }
@@ -62,6 +63,7 @@ type TimeoutError struct {
 	Stderr  string // the agent's recent stderr
 }
 
+// Error implements error.
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("rpcclient: timeout waiting for the response to %s after %v%s", e.Command, e.After, stderrSuffix(e.Stderr))
 }
@@ -95,6 +97,7 @@ func (e *ExitError) Signal() syscall.Signal {
 	return 0
 }
 
+// Error implements error, with the exit status and the tail of stderr.
 func (e *ExitError) Error() string {
 	what := "agent process exited"
 	if e.Command != "" {
