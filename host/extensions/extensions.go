@@ -199,3 +199,10 @@ type Host interface {
 	// Compact compacts the session now and returns the result as JSON.
 	Compact(ctx context.Context) (json.RawMessage, error)
 }
+
+// ShutdownRequester is implemented by hosts that let an extension end the
+// agent (ctx.shutdown()): the agent finishes the run in flight, then exits
+// as if its input had ended.
+type ShutdownRequester interface {
+	RequestShutdown()
+}
