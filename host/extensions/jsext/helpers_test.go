@@ -103,3 +103,17 @@ func handle(t *testing.T, s *Script, event string, payload any, timeout time.Dur
 	raw, err := s.Handle(ctx, hooks.NewEvent(event, payload))
 	return string(raw), err
 }
+
+// waitFake waits (bounded) until cond, evaluated under the fake host's
+// lock, holds.
+func (h *harness) waitFake(cond func() bool) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		ok := false
+		h.fake.Locked(func() { ok = cond() })
+		if ok {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

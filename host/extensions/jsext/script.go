@@ -37,8 +37,8 @@ type Script struct {
 	// Loop only.
 	fn        jsFuncs
 	nativeObj *goja.Object
-	calls  map[int64]*call
-	nextID int64
+	calls     map[int64]*call
+	nextID    int64
 
 	tokMu  sync.Mutex
 	tokens map[int64]context.CancelFunc
@@ -335,7 +335,6 @@ func (s *Script) noteStop() {
 		s.dead = fmt.Errorf("extension disabled: it was stopped %d times in %v for running too long; restart the agent (or reload) to try again", len(s.stops), stopWindow)
 	}
 	s.mu.Unlock()
-	s.log.Warn("script interrupted: it ran past its deadline")
 	if disable {
 		s.log.Error("script disabled", "reason", s.disabled())
 		s.rt.bus().remove(s)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -96,8 +97,11 @@ func (v *vm) guard(fn func()) {
 			v.interrupted = false
 		}
 		v.mu.Unlock()
-		if stopped && v.onStop != nil {
-			go v.onStop()
+		if stopped {
+			v.log.Warn("script interrupted: it kept running past a deadline")
+			if v.onStop != nil {
+				go v.onStop()
+			}
 		}
 	}()
 	fn()
@@ -424,7 +428,9 @@ func firstPosition(stack []goja.StackFrame, base string) string {
 		if p.Filename == "" || p.Line == 0 || isInternalSource(p.Filename) {
 			continue
 		}
-		return fmt.Sprintf("%s:%d:%d", displayPath(p.Filename, base), p.Line, p.Column)
+		// Every script file is transformed with a source map, and mapped
+		// columns come back 0-based.
+		return fmt.Sprintf("%s:%d:%d", displayPath(p.Filename, base), p.Line, p.Column+1)
 	}
 	return ""
 }
@@ -450,7 +456,13 @@ func positionInStack(stack, base string) string {
 		file, lc := loc, ""
 		if i := strings.LastIndex(loc, ":"); i > 0 {
 			if j := strings.LastIndex(loc[:i], ":"); j > 0 {
-				file, lc = loc[:j], loc[j:]
+				file = loc[:j]
+				lc = loc[j:i+1]
+				if col, err := strconv.Atoi(loc[i+1:]); err == nil {
+					lc += strconv.Itoa(col + 1) // mapped columns are 0-based
+				} else {
+					lc += loc[i+1:]
+				}
 			}
 		}
 		return displayPath(file, base) + lc
