@@ -123,7 +123,7 @@ export default function (pi: any) {
 	want := map[string]any{
 		"join": "a/c.ts", "ext": ".ts", "base": "y", "rel": "../c/d", "abs": true, "dirname": "/a/b",
 		"parse": map[string]any{"root": "/", "dir": "/home/u", "base": "file.txt", "ext": ".txt", "name": "file"},
-		"home": true, "eol": "\n", "platform": true, "read": "world", "buf": float64(12),
+		"home":  true, "eol": "\n", "platform": true, "read": "world", "buf": float64(12),
 		"exists": true, "written": "written", "err": "ENOENT", "got": float64(5), "size": float64(12), "isFile": true, "list": true,
 		"hash": "ba7816bf", "uuid": float64(36), "fmt": "x=3", "promisify": "function",
 	}

@@ -457,7 +457,7 @@ func positionInStack(stack, base string) string {
 		if i := strings.LastIndex(loc, ":"); i > 0 {
 			if j := strings.LastIndex(loc[:i], ":"); j > 0 {
 				file = loc[:j]
-				lc = loc[j:i+1]
+				lc = loc[j : i+1]
 				if col, err := strconv.Atoi(loc[i+1:]); err == nil {
 					lc += strconv.Itoa(col + 1) // mapped columns are 0-based
 				} else {
