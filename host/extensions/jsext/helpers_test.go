@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -117,3 +118,7 @@ func (h *harness) waitFake(cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func hooksEvent(name string, payload any) *hooks.Event { return hooks.NewEvent(name, payload) }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -54,6 +54,8 @@ type Runtime struct {
 	// (default DefaultMemoryLimit).
 	MemoryLimit int64
 
+	flagMu sync.Mutex // FlagValues change when an isolated script connects
+
 	once   sync.Once
 	tr     *Transformer
 	shared *sharedBus
@@ -93,8 +95,16 @@ func (rt *Runtime) logger() *slog.Logger {
 }
 
 func (rt *Runtime) flagValue(name string) (string, bool) {
+	rt.flagMu.Lock()
+	defer rt.flagMu.Unlock()
 	v, ok := rt.FlagValues[name]
 	return v, ok
+}
+
+func (rt *Runtime) setFlagValues(v map[string]string) {
+	rt.flagMu.Lock()
+	rt.FlagValues = v
+	rt.flagMu.Unlock()
 }
 
 func (rt *Runtime) report(e hooks.ExtensionError, log *slog.Logger) {
