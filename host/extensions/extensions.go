@@ -62,6 +62,9 @@ type Options struct {
 	Timeouts map[string]time.Duration
 	// Isolation is "" (runtime default) or "process" (scripts).
 	Isolation string
+	// MemoryLimitMB bounds a script run with "isolation": "process" (0:
+	// the runtime's default).
+	MemoryLimitMB int64
 	// Disabled skips the extension.
 	Disabled bool
 }

@@ -64,7 +64,7 @@ func ServeChild(args []string) int {
 		os.Exit(exitMemory)
 	})
 
-	rt := &Runtime{Log: log, AgentDir: *agentDir, HostVersion: *hostVersion}
+	rt := &Runtime{Log: log, AgentDir: *agentDir, HostVersion: *hostVersion, child: true}
 	conn := &pendingHost{sdkHost{h: notConnected{}}}
 	ctx, cancel := context.WithTimeout(context.Background(), *loadTimeout)
 	s, err := rt.loadScript(ctx, extensions.Spec{Path: path, Kind: extensions.KindScript}, conn)

@@ -34,6 +34,9 @@ func (rt *Runtime) loadIsolated(ctx context.Context, spec extensions.Spec, host 
 		}
 	}
 	limit := rt.MemoryLimit
+	if spec.Options.MemoryLimitMB > 0 {
+		limit = spec.Options.MemoryLimitMB << 20
+	}
 	if limit <= 0 {
 		limit = DefaultMemoryLimit
 	}

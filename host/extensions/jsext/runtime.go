@@ -55,6 +55,7 @@ type Runtime struct {
 	MemoryLimit int64
 
 	flagMu sync.Mutex // FlagValues change when an isolated script connects
+	child  bool       // serving one script in a child process
 
 	once   sync.Once
 	tr     *Transformer

@@ -113,9 +113,13 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 	entry := entryFile(spec)
 	s := &Script{
 		rt: rt, spec: spec, entry: entry, base: filepath.Dir(entry), host: host,
-		log:    rt.logger().With("extension", filepath.Base(spec.Path)),
+		log:    rt.logger(),
 		calls:  map[int64]*call{},
 		tokens: map[int64]context.CancelFunc{},
+	}
+	if !rt.child {
+		// (A child's log lines are named by the agent that reads them.)
+		s.log = s.log.With("extension", filepath.Base(spec.Path))
 	}
 	src, err := os.ReadFile(entry)
 	if err != nil {
