@@ -126,6 +126,10 @@ func jsLoader(name, file string) require.ModuleLoader {
 // scriptExtensions are tried, in order, for an import without one.
 var scriptExtensions = []string{".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx", ".json"}
 
+func isPathLike(name string) bool {
+	return name == "." || name == ".." || strings.HasPrefix(name, "/") || strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../")
+}
+
 func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
@@ -136,6 +140,12 @@ func isFile(p string) bool {
 // .js name, or a directory's index file. Symlinks are resolved.
 func resolvePath(base, name string) string {
 	p := filepath.Join(base, filepath.FromSlash(name))
+	if !isPathLike(name) {
+		// A package name (built-in or in node_modules), or a file a
+		// package names (its main, its index): the require module probes
+		// those itself.
+		return p
+	}
 	found := ""
 	switch {
 	case isFile(p):
