@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -52,6 +53,8 @@ type Script struct {
 	stops    []time.Time
 	dead     error
 	loaded   bool
+
+	deadNoted atomic.Bool
 }
 
 // jsFuncs are the prelude's entry points (loop only).
@@ -421,6 +424,11 @@ func (s *Script) toJSON(val goja.Value) (json.RawMessage, error) {
 
 // handle runs the script's handlers for one event.
 func (s *Script) handle(ctx context.Context, host extensions.Host, ev *hooks.Event) (json.RawMessage, error) {
+	if err := s.disabled(); err != nil && hooks.Kinds[ev.Name] == hooks.Notify && s.deadNoted.Swap(true) {
+		// A disabled script is reported once for notifications (they
+		// would flood the client); intercepting events keep failing.
+		return nil, nil
+	}
 	payload, err := ev.JSON()
 	if err != nil {
 		return nil, err
