@@ -169,9 +169,10 @@ func (s *Script) natives(r *goja.Runtime) *goja.Object {
 	if s.nativeObj != nil {
 		return s.nativeObj
 	}
-	o := r.NewObject()
+	lazy := &lazyObject{r: r, defs: map[string]any{}, vals: map[string]goja.Value{}}
+	o := r.NewDynamicObject(lazy)
 	s.nativeObj = o
-	set := func(name string, fn any) { _ = o.Set(name, fn) }
+	set := func(name string, fn any) { lazy.defs[name] = fn }
 	rt := s.rt
 
 	// Registration.
@@ -500,15 +501,48 @@ func (s *Script) natives(r *goja.Runtime) *goja.Object {
 	})
 	set("cwd", func() string { d, _ := os.Getwd(); return d })
 	set("nanotime", func() float64 { return float64(time.Since(processStart).Nanoseconds()) })
-	_ = o.Set("scriptPath", s.entry)
+	set("scriptPath", s.entry)
 	exe, _ := os.Executable()
-	_ = o.Set("execPath", exe)
-	_ = o.Set("pid", os.Getpid())
-	_ = o.Set("platform", nodePlatform())
-	_ = o.Set("arch", nodeArch())
-	_ = o.Set("version", rt.HostVersion)
-	_ = o.Set("agentDir", rt.AgentDir)
+	set("execPath", exe)
+	set("pid", os.Getpid())
+	set("platform", nodePlatform())
+	set("arch", nodeArch())
+	set("version", rt.HostVersion)
+	set("agentDir", rt.AgentDir)
 	return o
+}
+
+// lazyObject is an object whose members are turned into JavaScript values
+// on first use (a script uses a few of the native functions; making all of
+// them up front is a measurable part of its start-up). Read-only.
+type lazyObject struct {
+	r    *goja.Runtime
+	defs map[string]any
+	vals map[string]goja.Value
+}
+
+func (l *lazyObject) Get(key string) goja.Value {
+	if v, ok := l.vals[key]; ok {
+		return v
+	}
+	d, ok := l.defs[key]
+	if !ok {
+		return nil
+	}
+	v := l.r.ToValue(d)
+	l.vals[key] = v
+	return v
+}
+
+func (l *lazyObject) Set(string, goja.Value) bool { return false }
+func (l *lazyObject) Has(key string) bool        { _, ok := l.defs[key]; return ok }
+func (l *lazyObject) Delete(string) bool         { return false }
+func (l *lazyObject) Keys() []string {
+	keys := make([]string, 0, len(l.defs))
+	for k := range l.defs {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 func execJSON(res extensions.ExecResult) map[string]any {

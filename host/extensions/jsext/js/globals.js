@@ -91,9 +91,9 @@
     rows: 24,
     on() {},
   });
-  const env = native.environ();
-  g.process = {
-    env,
+  // process is made on first use.
+  const makeProcess = () => ({
+    env: native.environ(),
     argv: ["atomic", native.scriptPath],
     execArgv: [],
     argv0: "atomic",
@@ -138,20 +138,24 @@
     stdout: stream("info"),
     stderr: stream("warn"),
     stdin: { on() {}, isTTY: false },
-    on() {
-      return g.process;
-    },
-    once() {
-      return g.process;
-    },
-    off() {
-      return g.process;
-    },
     emit() {
       return false;
     },
     emitWarning: (w) => native.log("warn", String(w)),
-  };
+  });
+  Object.defineProperty(g, "process", {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const p = makeProcess();
+      p.on = p.once = p.off = () => p;
+      Object.defineProperty(g, "process", { value: p, configurable: true, writable: true, enumerable: false });
+      return p;
+    },
+    set(v) {
+      Object.defineProperty(g, "process", { value: v, configurable: true, writable: true, enumerable: false });
+    },
+  });
 
   const allowed = new Set(["__esModule", "default", "then", "toJSON", "constructor", "inspect", "valueOf", "toString", "prototype", "length", "name", "nodeType", "$$typeof", "asymmetricMatch"]);
   // Built-in packages: a name they do not provide is an error that says
