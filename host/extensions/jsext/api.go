@@ -535,8 +535,8 @@ func (l *lazyObject) Get(key string) goja.Value {
 }
 
 func (l *lazyObject) Set(string, goja.Value) bool { return false }
-func (l *lazyObject) Has(key string) bool        { _, ok := l.defs[key]; return ok }
-func (l *lazyObject) Delete(string) bool         { return false }
+func (l *lazyObject) Has(key string) bool         { _, ok := l.defs[key]; return ok }
+func (l *lazyObject) Delete(string) bool          { return false }
 func (l *lazyObject) Keys() []string {
 	keys := make([]string, 0, len(l.defs))
 	for k := range l.defs {
