@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/atomic-go/atomic/internal/fsutil"
+
 	"github.com/spf13/viper"
 )
 
@@ -251,33 +253,8 @@ func SetPath(m map[string]any, key string, val any) {
 	m[parts[len(parts)-1]] = val
 }
 
-// WriteFileAtomic writes data to a temporary file beside path and renames
-// it into place.
+// WriteFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it into place, creating missing directories with mode 0700.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fsutil.WriteBytes(path, data, fsutil.Options{Perm: perm, DirPerm: 0o700, Sync: true})
 }

@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/atomic-go/atomic/internal/fsutil"
 
 	"github.com/atomic-go/atomic/internal/jsonw"
 )
@@ -214,31 +215,5 @@ func writeNew(path string, data []byte) error {
 // replaceFile writes data to a temporary file beside path and renames it
 // over path.
 func replaceFile(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if err := fsync(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
+	return fsutil.WriteBytes(path, data, fsutil.Options{Sync: syncEnabled})
 }

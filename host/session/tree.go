@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // TreeNode is one node of get_tree. Entry is the entry's JSON as it is in
@@ -327,44 +329,7 @@ func (s *Session) addCopied(e *Entry) {
 // writeFileStreamed creates path (which must not exist) through a
 // temporary file that is synced and renamed into place.
 func writeFileStreamed(path string, fill func(w *bufio.Writer) error) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := fill(w); err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if err := fsync(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if _, err := os.Stat(path); err == nil {
-		return fmt.Errorf("session file %s already exists", path)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
+	return fsutil.Write(path, fsutil.Options{DirPerm: 0o700, NoReplace: true, Sync: syncEnabled}, fill)
 }
 
 // CopyFile copies a session file into dir under a new name, with the

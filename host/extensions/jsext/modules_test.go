@@ -188,7 +188,7 @@ func TestTransformCache(t *testing.T) {
 	// No temporary files are left behind.
 	all, _ := os.ReadDir(dir)
 	for _, e := range all {
-		if strings.HasPrefix(e.Name(), ".tmp") {
+		if strings.Contains(e.Name(), ".tmp") {
 			t.Fatalf("left %s", e.Name())
 		}
 	}

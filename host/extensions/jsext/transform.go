@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // transformVersion changes whenever the transform options change, so that
@@ -125,7 +127,7 @@ func (t *Transformer) Transform(path string, src []byte) (code string, cached bo
 	t.remember(key, code)
 	if file != "" {
 		// A failed write only costs a transform next time.
-		_ = writeFileAtomic(file, res.Code)
+		_ = fsutil.WriteBytes(file, res.Code, fsutil.Options{Perm: 0o600, DirPerm: 0o700})
 	}
 	return code, false, nil
 }
@@ -137,32 +139,4 @@ func (t *Transformer) remember(key, code string) {
 		t.mem = map[string]string{}
 	}
 	t.mem[key] = code
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so that a
-// concurrent reader (another agent starting) never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

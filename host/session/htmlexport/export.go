@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/atomic-go/atomic/internal/fsutil"
 
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
@@ -29,33 +29,9 @@ type Info struct {
 // WriteFile renders the session into path, through a temporary file that
 // is renamed into place.
 func WriteFile(path string, s *session.Session, info Info) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	w := bufio.NewWriterSize(f, 256<<10)
-	if err := Render(w, s, info); err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fsutil.Write(path, fsutil.Options{Perm: 0o644, DirPerm: 0o755}, func(w *bufio.Writer) error {
+		return Render(w, s, info)
+	})
 }
 
 // totals are the figures of the page header.
