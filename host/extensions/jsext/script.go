@@ -170,11 +170,6 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 // and its factory; it returns the factory's result (maybe a promise).
 func (s *Script) start(r *goja.Runtime, reg *require.Registry) (goja.Value, error) {
 	rm := installRequire(r, reg)
-	con, err := rm.Require("console")
-	if err != nil {
-		return nil, err
-	}
-	r.Set("console", con)
 	native := s.natives(r)
 	if _, err := s.runBuiltin(r, "globals.js", native); err != nil {
 		return nil, err

@@ -51,33 +51,48 @@
     });
   }
 
-  // console: log/info/debug/warn/error come from goja_nodejs (to the
-  // agent's log); the rest map onto them.
-  const c = g.console;
-  const counts = new Map();
-  const timers = new Map();
-  c.trace = (...a) => c.log(...a);
-  c.dir = (v) => c.log(v);
-  c.table = (v) => c.log(JSON.stringify(v));
-  c.group = (...a) => {
-    if (a.length) c.log(...a);
-  };
-  c.groupCollapsed = c.group;
-  c.groupEnd = () => {};
-  c.assert = (cond, ...a) => {
-    if (!cond) c.error("Assertion failed", ...a);
-  };
-  c.count = (label = "default") => {
-    const n = (counts.get(label) || 0) + 1;
-    counts.set(label, n);
-    c.log(`${label}: ${n}`);
-  };
-  c.countReset = (label = "default") => counts.delete(label);
-  c.time = (label = "default") => timers.set(label, Date.now());
-  c.timeLog = (label = "default", ...a) => c.log(`${label}: ${Date.now() - (timers.get(label) || Date.now())}ms`, ...a);
-  c.timeEnd = (label = "default") => {
-    c.timeLog(label);
-    timers.delete(label);
+  // console (made on first use): log/info/debug/warn/error come from
+  // goja_nodejs (to the agent's log); the rest map onto them.
+  Object.defineProperty(g, "console", {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const c = makeConsole();
+      Object.defineProperty(g, "console", { value: c, configurable: true, writable: true, enumerable: false });
+      return c;
+    },
+    set(v) {
+      Object.defineProperty(g, "console", { value: v, configurable: true, writable: true, enumerable: false });
+    },
+  });
+  const makeConsole = () => {
+    const c = require("console");
+    const counts = new Map();
+    const timers = new Map();
+    c.trace = (...a) => c.log(...a);
+    c.dir = (v) => c.log(v);
+    c.table = (v) => c.log(JSON.stringify(v));
+    c.group = (...a) => {
+      if (a.length) c.log(...a);
+    };
+    c.groupCollapsed = c.group;
+    c.groupEnd = () => {};
+    c.assert = (cond, ...a) => {
+      if (!cond) c.error("Assertion failed", ...a);
+    };
+    c.count = (label = "default") => {
+      const n = (counts.get(label) || 0) + 1;
+      counts.set(label, n);
+      c.log(`${label}: ${n}`);
+    };
+    c.countReset = (label = "default") => counts.delete(label);
+    c.time = (label = "default") => timers.set(label, Date.now());
+    c.timeLog = (label = "default", ...a) => c.log(`${label}: ${Date.now() - (timers.get(label) || Date.now())}ms`, ...a);
+    c.timeEnd = (label = "default") => {
+      c.timeLog(label);
+      timers.delete(label);
+    };
+    return c;
   };
 
   // process: the parts scripts use. exit() must not end the agent.
