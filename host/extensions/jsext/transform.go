@@ -1,6 +1,7 @@
 package jsext
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/evanw/esbuild/pkg/api"
 
@@ -102,6 +104,12 @@ func (t *Transformer) Transform(path string, src []byte) (code string, cached bo
 			t.remember(key, string(b))
 			return string(b), true, nil
 		}
+	}
+	if !utf8.Valid(src) {
+		// Scripts are UTF-8; esbuild's source map writer does not finish
+		// on invalid bytes (found by FuzzLoadScript), so replace them as a
+		// UTF-8 reader would.
+		src = bytes.ToValidUTF8(src, []byte("\uFFFD"))
 	}
 	res := api.Transform(string(src), api.TransformOptions{
 		Loader:     loaderFor(path),
