@@ -9,6 +9,7 @@ import (
 
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/extensions/grpcext"
+	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 )
 
@@ -134,5 +135,49 @@ func TestIsolatedScriptThatExhaustsMemoryIsKilled(t *testing.T) {
 			t.Fatalf("not restarted: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// timeoutSub gives a subscriber a fixed deadline on the bus.
+type timeoutSub struct {
+	extensions.Extension
+	d time.Duration
+}
+
+func (t timeoutSub) Timeout(string) time.Duration { return t.d }
+
+func TestDialogTimeDoesNotCountAgainstTheDeadline(t *testing.T) {
+	const src = `export default function (pi: any) {
+  pi.on("tool_call", async (e: any, ctx: any) => {
+    const ok = await ctx.ui.confirm("Slow user?", "x");
+    return ok ? undefined : { block: true, reason: "declined" };
+  });
+}`
+	for _, iso := range []string{"", "process"} {
+		t.Run("isolation="+iso, func(t *testing.T) {
+			h := newHarness(t)
+			h.fake.Confirm = func(string, string) bool {
+				time.Sleep(600 * time.Millisecond)
+				return true
+			}
+			var ext extensions.Extension
+			var err error
+			if iso == "" {
+				ext, err = h.load("slow.ts", src)
+			} else {
+				ext, err = h.loadIsolated("slow.ts", src, 0)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			bus := hooks.New()
+			var reported []hooks.ExtensionError
+			bus.OnError = func(e hooks.ExtensionError) { reported = append(reported, e) }
+			bus.Add(timeoutSub{ext, 300 * time.Millisecond})
+			d := bus.ToolCall(context.Background(), hooks.ToolCallEvent{ToolName: "bash", Input: map[string]any{}})
+			if d.Block || len(reported) != 0 {
+				t.Fatalf("decision %+v, errors %+v", d, reported)
+			}
+		})
 	}
 }
