@@ -317,3 +317,18 @@ func TestBadScriptsAreLoadDiagnostics(t *testing.T) {
 		})
 	}
 }
+
+func TestShutdownFromAScript(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "bye.ts")
+	if err := writeFile(p, `export default function (pi: any) {
+  pi.registerCommand("bye", { handler: async (_args: string, ctx: any) => { ctx.shutdown(); } });
+}`); err != nil {
+		t.Fatal(err)
+	}
+	a := startScripts(t, nil, nil, entry(p, "", nil))
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "/bye"})
+	if code := a.Wait(15 * time.Second); code != 0 {
+		t.Fatalf("exit code %d\n%s", code, a.Stderr())
+	}
+}
