@@ -29,7 +29,7 @@ func FuzzLoadScript(f *testing.F) {
 		f.Add(seed)
 	}
 	dir := f.TempDir()
-	rt := &Runtime{Log: slog.New(slog.DiscardHandler), CacheDir: "off-" + filepath.Join(dir, "cache")}
+	rt := &Runtime{Log: slog.New(slog.DiscardHandler), CacheDir: filepath.Join(dir, "cache")}
 	f.Fuzz(func(t *testing.T, src string) {
 		p := filepath.Join(dir, "fuzz.ts")
 		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
