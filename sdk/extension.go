@@ -66,6 +66,7 @@ type Extension struct {
 	tools    []*Tool
 	flags    []*Flag
 	timeouts map[string]time.Duration
+	connect  []func(Host, ContextInfo)
 }
 
 // New returns an empty extension.
@@ -186,6 +187,14 @@ func (e *Extension) RegisterFlag(f Flag) {
 		f.Type = "boolean"
 	}
 	e.flags = append(e.flags, &f)
+}
+
+// OnConnect registers a function called when the agent has connected
+// (before any handler runs), with the host (for work outside handlers,
+// such as background goroutines) and the handler context at load time
+// (flag values included).
+func (e *Extension) OnConnect(fn func(host Host, info ContextInfo)) {
+	e.connect = append(e.connect, fn)
 }
 
 // SetTimeout asks the agent for a deadline for one event (the user's

@@ -96,7 +96,31 @@ func (s *server) Describe(ctx context.Context, req *pb.DescribeRequest) (*pb.Des
 	for k, v := range req.FlagValues {
 		s.flags[k] = v
 	}
+	if s.host != nil {
+		info := contextInfo(req.Context, s.flags)
+		for _, fn := range s.ext.connect {
+			fn(s.host, info)
+		}
+	}
 	return DescribeProto(s.ext), nil
+}
+
+func contextInfo(hc *pb.HandlerContext, flags map[string]string) ContextInfo {
+	info := ContextInfo{Flags: flags}
+	if hc == nil {
+		return info
+	}
+	info = ContextInfo{
+		Cwd: hc.Cwd, Mode: hc.Mode, HasUI: hc.HasUi, SessionID: hc.SessionId, SessionFile: hc.SessionFile,
+		ThinkingLevel: hc.ThinkingLevel, IsIdle: hc.IsIdle, ProjectTrusted: hc.ProjectTrusted, Flags: flags,
+	}
+	if len(hc.ModelJson) > 0 {
+		var m Model
+		if json.Unmarshal(hc.ModelJson, &m) == nil {
+			info.Model = &m
+		}
+	}
+	return info
 }
 
 // DescribeProto is the Describe answer for an extension.
@@ -134,21 +158,9 @@ func (s *server) context(ctx context.Context, hc *pb.HandlerContext) *Context {
 	if host == nil {
 		host = noHost{}
 	}
-	info := ContextInfo{Flags: flags}
-	if hc != nil {
-		info = ContextInfo{
-			Cwd: hc.Cwd, Mode: hc.Mode, HasUI: hc.HasUi, SessionID: hc.SessionId, SessionFile: hc.SessionFile,
-			ThinkingLevel: hc.ThinkingLevel, IsIdle: hc.IsIdle, ProjectTrusted: hc.ProjectTrusted, Flags: flags,
-		}
-		if len(hc.ModelJson) > 0 {
-			var m Model
-			if json.Unmarshal(hc.ModelJson, &m) == nil {
-				info.Model = &m
-			}
-		}
-		if hc.CallId != "" {
-			ctx = metadata.AppendToOutgoingContext(ctx, CallIDMetadata, hc.CallId)
-		}
+	info := contextInfo(hc, flags)
+	if hc != nil && hc.CallId != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, CallIDMetadata, hc.CallId)
 	}
 	return NewContext(ctx, host, info)
 }

@@ -40,6 +40,11 @@ func main() {
 }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == app.ScriptServeCommand {
+		// A script extension with "isolation": "process", started by the
+		// agent itself.
+		return app.ServeScriptChild(args[1:])
+	}
 	stderr := os.Stderr
 	f, err := parseFlags(args, stderr)
 	if err != nil {
@@ -153,6 +158,15 @@ func serveRPC(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer,
 		writeFailed.Store(true)
 		cancel()
 	})
+	go func() {
+		// An extension asked the agent to exit (ctx.shutdown()).
+		select {
+		case <-rt.ShutdownRequested():
+			logger.Info("an extension asked the agent to shut down")
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	if err := srv.Serve(ctx, in); err != nil {
 		logger.Error("reading stdin failed", "err", err)
 	}

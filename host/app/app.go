@@ -125,6 +125,7 @@ type Runtime struct {
 	prov         *provState // providers, credentials, retry (catalog.go, retry.go)
 
 	ext       extState
+	shutdown  shutdownState
 	closeOnce sync.Once
 
 	writes writeHealth // session file write failures (session_write.go)
@@ -171,6 +172,7 @@ func New(opts Options) (*Runtime, error) {
 		baseCtx: ctx, cancelBase: cancel, listeners: map[int]events.Sink{},
 	}
 	rt.ext.bus = hooks.New() // before anything can emit (see tapExtensions)
+	rt.shutdown.ch = make(chan struct{})
 	rt.steeringMode = queueMode(rt.settings.SteeringMode)
 	rt.followUpMode = queueMode(rt.settings.FollowUpMode)
 	rt.autoCompact = rt.settings.Compaction.Enabled

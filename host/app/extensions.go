@@ -49,7 +49,8 @@ func (rt *Runtime) setupExtensions() {
 	rt.ext.bus.Log = rt.log
 	rt.ext.bus.OnError = rt.reportExtensionError
 	rt.ext.ready = make(chan struct{})
-	runtimes := append([]extensions.Runtime{&grpcext.Runtime{Log: rt.log, HostVersion: rt.opts.HostVersion, FlagValues: rt.opts.ExtensionFlags}}, rt.opts.ExtensionRuntimes...)
+	plugins := &grpcext.Runtime{Log: rt.log, HostVersion: rt.opts.HostVersion, FlagValues: rt.opts.ExtensionFlags}
+	runtimes := append([]extensions.Runtime{plugins, rt.scriptRuntime(plugins)}, rt.opts.ExtensionRuntimes...)
 	rt.ext.mgr = extensions.NewManager(extensions.Config{
 		Bus: rt.ext.bus, Host: &extHost{rt: rt}, Runtimes: runtimes, Log: rt.log,
 		AgentDir: rt.paths.AgentDir, Cwd: rt.Cwd(), TrustProject: rt.opts.TrustProject,

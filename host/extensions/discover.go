@@ -229,7 +229,7 @@ type settingsEntry struct {
 // settingsEntries reads the "extensions" list of a settings file. Each
 // entry is a path, or an object:
 //
-//	{"path": "...", "timeouts": {"tool_call": 120000, "default": 5000}, "isolation": "process", "disabled": false}
+//	{"path": "...", "timeouts": {"tool_call": 120000, "default": 5000}, "isolation": "process", "memoryLimitMB": 256, "disabled": false}
 //
 // with timeouts in milliseconds (or Go duration strings such as "2m").
 func settingsEntries(file string) ([]settingsEntry, *Status) {
@@ -259,12 +259,16 @@ func settingsEntries(file string) ([]settingsEntry, *Status) {
 			Timeouts  map[string]json.RawMessage `json:"timeouts"`
 			Timeout   json.RawMessage            `json:"timeout"`
 			Isolation string                     `json:"isolation"`
+			MemoryMB  int64                      `json:"memoryLimitMB"`
 			Disabled  bool                       `json:"disabled"`
 		}
 		if err := json.Unmarshal(raw, &obj); err != nil || obj.Path == "" {
 			return out, &Status{Path: file, State: "failed", Message: fmt.Sprintf("invalid \"extensions\" entry %s: use a path or {\"path\": ...}", raw)}
 		}
-		e := settingsEntry{path: obj.Path, opts: Options{Isolation: obj.Isolation, Disabled: obj.Disabled, Timeouts: map[string]time.Duration{}}}
+		if obj.MemoryMB < 0 {
+			return out, &Status{Path: file, State: "failed", Message: fmt.Sprintf("extension %s: memoryLimitMB must be positive", obj.Path)}
+		}
+		e := settingsEntry{path: obj.Path, opts: Options{Isolation: obj.Isolation, MemoryLimitMB: obj.MemoryMB, Disabled: obj.Disabled, Timeouts: map[string]time.Duration{}}}
 		if len(obj.Timeout) > 0 {
 			obj.Timeouts = map[string]json.RawMessage{"default": obj.Timeout}
 		}

@@ -112,3 +112,47 @@ func TestProjectCannotCaptureAUserExtension(t *testing.T) {
 		t.Fatalf("%+v", d.Specs)
 	}
 }
+
+func TestScriptDiscoveryAndTrust(t *testing.T) {
+	root := t.TempDir()
+	cwd, agent := filepath.Join(root, "proj"), filepath.Join(root, "agent")
+	ext := filepath.Join(cwd, ".atomic", "extensions")
+	writeFile(t, filepath.Join(ext, "a.js"), "export default () => {}")
+	writeFile(t, filepath.Join(ext, "b.ts"), "import { x } from './lib/x'; export default () => {}")
+	writeFile(t, filepath.Join(ext, "lib", "x.ts"), "export const x = 1")
+	writeFile(t, filepath.Join(ext, "pkg", "index.ts"), "export default () => {}")
+	writeFile(t, filepath.Join(ext, "pkg", "helper.ts"), "export const h = 1")
+	writeFile(t, filepath.Join(ext, "jsdir", "index.js"), "export default () => {}")
+	writeFile(t, filepath.Join(ext, "notes.txt"), "ignored")
+	writeFile(t, filepath.Join(cwd, ".atomic", "settings.json"), `{"extensions":[{"path":"extensions/b.ts","isolation":"process","memoryLimitMB":128}]}`)
+	cli := filepath.Join(root, "cli.ts")
+	writeFile(t, cli, "export default () => {}")
+
+	d := Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd, CLI: []string{cli}})
+	var got []string
+	for _, s := range d.Specs {
+		got = append(got, s.Scope+":"+s.Kind+":"+filepath.Base(s.Path))
+	}
+	want := "temporary:script:cli.ts project:script:b.ts project:script:a.js project:script:jsdir project:script:pkg"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("order:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if o := d.Specs[1].Options; o.Isolation != "process" || o.MemoryLimitMB != 128 {
+		t.Fatalf("options %+v", o)
+	}
+	if c := d.Specs[4].Command; len(c) != 1 || c[0] != filepath.Join(ext, "pkg", "index.ts") {
+		t.Fatalf("index entry %v", c)
+	}
+
+	// A script's helper files are part of the project's fingerprint.
+	fp := Fingerprint(cwd, d.Specs, d.ProjectSettings)
+	writeFile(t, filepath.Join(ext, "lib", "x.ts"), "export const x = 2")
+	if Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, d.ProjectSettings) == fp {
+		t.Fatal("a changed imported file must change the fingerprint")
+	}
+	fp = Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, d.ProjectSettings)
+	writeFile(t, filepath.Join(ext, "pkg", "helper.ts"), "export const h = 2")
+	if Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, d.ProjectSettings) == fp {
+		t.Fatal("a changed file of a script directory must change the fingerprint")
+	}
+}

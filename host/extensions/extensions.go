@@ -62,6 +62,9 @@ type Options struct {
 	Timeouts map[string]time.Duration
 	// Isolation is "" (runtime default) or "process" (scripts).
 	Isolation string
+	// MemoryLimitMB bounds a script run with "isolation": "process" (0:
+	// the runtime's default).
+	MemoryLimitMB int64
 	// Disabled skips the extension.
 	Disabled bool
 }
@@ -198,4 +201,11 @@ type Host interface {
 	State(ctx context.Context) HostState
 	// Compact compacts the session now and returns the result as JSON.
 	Compact(ctx context.Context) (json.RawMessage, error)
+}
+
+// ShutdownRequester is implemented by hosts that let an extension end the
+// agent (ctx.shutdown()): the agent finishes the run in flight, then exits
+// as if its input had ended.
+type ShutdownRequester interface {
+	RequestShutdown()
 }

@@ -79,6 +79,15 @@ func entryFiles(s Spec) []string {
 	if err != nil {
 		return []string{s.Path}
 	}
+	if s.Kind == KindScript {
+		// A script imports its neighbours: every script file of its
+		// directory tree is part of what runs.
+		dir := s.Path
+		if !st.IsDir() {
+			dir = filepath.Dir(s.Path)
+		}
+		return append(scriptTree(dir), s.Path)
+	}
 	if !st.IsDir() {
 		return []string{s.Path}
 	}
@@ -93,6 +102,43 @@ func entryFiles(s Spec) []string {
 			out = append(out, c)
 		}
 	}
+	return out
+}
+
+// Bounds of the script tree walk.
+const (
+	scriptTreeDepth = 4
+	scriptTreeFiles = 500
+)
+
+// scriptTree lists the script and data files under dir (no dot entries,
+// no node_modules), bounded.
+func scriptTree(dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if rel, _ := filepath.Rel(dir, p); rel != "." && strings.Count(rel, string(filepath.Separator)) >= scriptTreeDepth {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if isScript(p) || strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".tsx") || strings.HasSuffix(p, ".jsx") {
+			out = append(out, p)
+		}
+		if len(out) >= scriptTreeFiles {
+			return filepath.SkipAll
+		}
+		return nil
+	})
 	return out
 }
 

@@ -255,3 +255,12 @@ func (f *FakeHost) Compact(context.Context) (json.RawMessage, error) {
 	f.Compactions++
 	return json.RawMessage(`{}`), nil
 }
+
+// Locked runs fn with the host's lock held: read the recorded calls in it
+// while the extension may still be calling back (asynchronous handlers,
+// timers).
+func (f *FakeHost) Locked(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn()
+}

@@ -1,0 +1,234 @@
+package jsext
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"strings"
+	"time"
+
+	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/sdk"
+)
+
+// ServeCommand is the hidden command of the atomic binary that runs one
+// script in a child process: `atomic __jsext-serve [flags] <script>`.
+const ServeCommand = "__jsext-serve"
+
+// exitMemory is the child's exit status when its script used too much
+// memory.
+const exitMemory = 3
+
+// ServeChild runs a script as a plugin of the agent that started it (the
+// plugin protocol through the SDK) and does not return unless the script
+// cannot be loaded. Load errors and fatal conditions are also written to
+// the --error-file, where the agent picks them up.
+func ServeChild(args []string) int {
+	fs := flag.NewFlagSet(ServeCommand, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	memMB := fs.Int64("memory-limit-mb", DefaultMemoryLimit>>20, "memory limit in MiB")
+	errFile := fs.String("error-file", "", "file receiving load errors and fatal conditions")
+	loadTimeout := fs.Duration("load-timeout", 10*time.Second, "how long loading may take")
+	agentDir := fs.String("agent-dir", "", "the agent directory")
+	hostVersion := fs.String("host-version", "", "the agent's version")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		fmt.Fprintf(os.Stderr, "usage: atomic %s [--memory-limit-mb N] [--error-file F] <script>\n", ServeCommand)
+		return 2
+	}
+	if os.Getenv(sdk.Handshake.MagicCookieKey) != sdk.Handshake.MagicCookieValue {
+		fmt.Fprintf(os.Stderr, "atomic %s is started by the agent for extensions with \"isolation\": \"process\"\n", ServeCommand)
+		return 2
+	}
+	path := fs.Arg(0)
+	fatal := func(msg string) {
+		if *errFile != "" {
+			_ = os.WriteFile(*errFile, []byte(msg), 0o600)
+		}
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	if *errFile != "" {
+		_ = os.WriteFile(*errFile, nil, 0o600)
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: hclogAttrs}))
+	limit := *memMB << 20
+	watchMemory(limit, func(used uint64) {
+		fatal(fmt.Sprintf("the script used more than its memory limit of %d MiB (%d MiB) and was stopped", *memMB, used>>20))
+		os.Exit(exitMemory)
+	})
+
+	rt := &Runtime{Log: log, AgentDir: *agentDir, HostVersion: *hostVersion, child: true}
+	conn := &pendingHost{sdkHost{h: notConnected{}}}
+	ctx, cancel := context.WithTimeout(context.Background(), *loadTimeout)
+	s, err := rt.loadScript(ctx, extensions.Spec{Path: path, Kind: extensions.KindScript}, conn)
+	cancel()
+	if err != nil {
+		fatal(err.Error())
+		return 1
+	}
+	ext := s.sdkExtension()
+	ext.OnConnect(func(h sdk.Host, info sdk.ContextInfo) {
+		rt.setFlagValues(info.Flags)
+		s.setDefaultHost(&sdkHost{h: h, info: info})
+	})
+	sdk.Serve(ext)
+	return 0
+}
+
+// hclogAttrs writes log records the way the agent reads a plugin's log
+// lines (go-plugin's JSON format: @level, @message).
+func hclogAttrs(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) > 0 {
+		return a
+	}
+	switch a.Key {
+	case slog.TimeKey:
+		return slog.Attr{}
+	case slog.LevelKey:
+		return slog.String("@level", strings.ToLower(a.Value.String()))
+	case slog.MessageKey:
+		return slog.String("@message", a.Value.String())
+	}
+	return a
+}
+
+// watchMemory sets a soft memory limit (the collector works harder near
+// it) and calls exceeded when the live heap passes it anyway.
+func watchMemory(limit int64, exceeded func(used uint64)) {
+	debug.SetMemoryLimit(limit)
+	go func() {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for range time.Tick(20 * time.Millisecond) {
+			metrics.Read(sample)
+			if sample[0].Value.Kind() == metrics.KindUint64 {
+				if used := sample[0].Value.Uint64(); used > uint64(limit) {
+					exceeded(used)
+				}
+			}
+		}
+	}()
+}
+
+// sdkExtension describes the loaded script to the SDK: one handler per
+// event, and its commands, tools and flags, all calling into the script
+// with the call's host.
+func (s *Script) sdkExtension() *sdk.Extension {
+	ext := sdk.New(s.Name(), "")
+	for _, ev := range s.Events() {
+		name := ev
+		ext.On(name, func(c *sdk.Context, payload json.RawMessage) (any, error) {
+			raw, err := s.handle(c, newSDKHost(c), hooks.NewEvent(name, payload))
+			if err != nil || len(raw) == 0 {
+				return nil, err
+			}
+			return raw, nil
+		})
+	}
+	for _, cmd := range s.Commands() {
+		name := cmd.Name
+		c := sdk.Command{Name: name, Description: cmd.Description, Run: func(c *sdk.Context, args string) error {
+			return s.runCommand(c, newSDKHost(c), name, args)
+		}}
+		if cmd.HasCompletions {
+			c.Complete = func(c *sdk.Context, prefix string) ([]sdk.Completion, error) {
+				items, none, err := s.complete(c, newSDKHost(c), name, prefix)
+				if err != nil || none {
+					return nil, err
+				}
+				out := make([]sdk.Completion, len(items))
+				for i, it := range items {
+					out[i] = sdk.Completion{Value: it.Value, Label: it.Label, Description: it.Description}
+				}
+				return out, nil
+			}
+		}
+		ext.RegisterCommand(c)
+	}
+	for _, t := range s.Tools() {
+		name := t.Name
+		ext.RegisterTool(sdk.Tool{Name: name, Label: t.Label, Description: t.Description, Parameters: t.Parameters,
+			PromptSnippet: t.PromptSnippet, PromptGuidelines: t.PromptGuidelines,
+			Execute: func(c *sdk.Context, call sdk.ToolInvocation, update func(sdk.ToolOutput)) (sdk.ToolOutput, error) {
+				res, err := s.executeTool(c, newSDKHost(c), name, call.ToolCallID, call.Args, func(r llm.ToolResult) { update(toOutput(r)) })
+				if err != nil {
+					return sdk.ToolOutput{}, err
+				}
+				return toOutput(res), nil
+			}})
+	}
+	for _, f := range s.Flags() {
+		ext.RegisterFlag(sdk.Flag{Name: f.Name, Description: f.Description, Type: f.Type, Default: f.Default})
+	}
+	return ext
+}
+
+func toOutput(r llm.ToolResult) sdk.ToolOutput {
+	out := sdk.ToolOutput{Details: r.Details, Content: []sdk.Block{}}
+	b, _ := json.Marshal(r.Content)
+	_ = json.Unmarshal(b, &out.Content)
+	return out
+}
+
+// pendingHost serves calls made before the agent connected (none should
+// be: action methods are refused while loading).
+type pendingHost struct{ sdkHost }
+
+func (p *pendingHost) HandlerContext() extensions.HandlerContext {
+	cwd, _ := os.Getwd()
+	return extensions.HandlerContext{Cwd: cwd, Mode: "rpc"}
+}
+
+// notConnected is the SDK host before the agent connects.
+type notConnected struct{}
+
+var errNotConnected = fmt.Errorf("the agent has not connected yet")
+
+func (notConnected) SendMessage(context.Context, sdk.CustomMessage, sdk.SendOptions) error {
+	return errNotConnected
+}
+func (notConnected) SendUserMessage(context.Context, any, string) error { return errNotConnected }
+func (notConnected) AppendEntry(context.Context, string, any) (string, error) {
+	return "", errNotConnected
+}
+func (notConnected) SetSessionName(context.Context, string) error   { return errNotConnected }
+func (notConnected) SetLabel(context.Context, string, string) error { return errNotConnected }
+func (notConnected) Session(context.Context, sdk.SessionQuery) (*sdk.SessionView, error) {
+	return nil, errNotConnected
+}
+func (notConnected) ContextUsage(context.Context) (*sdk.ContextUsage, error) {
+	return nil, errNotConnected
+}
+func (notConnected) Tools(context.Context) ([]string, []sdk.ToolInfo, error) {
+	return nil, nil, errNotConnected
+}
+func (notConnected) SetActiveTools(context.Context, []string) error { return errNotConnected }
+func (notConnected) Model(context.Context) (*sdk.Model, string, error) {
+	return nil, "", errNotConnected
+}
+func (notConnected) SetModel(context.Context, string, string) (bool, error) {
+	return false, errNotConnected
+}
+func (notConnected) SetThinkingLevel(context.Context, string) (string, error) {
+	return "", errNotConnected
+}
+func (notConnected) Abort(context.Context) error { return errNotConnected }
+func (notConnected) UI(context.Context, string, map[string]any) (sdk.UIAnswer, error) {
+	return sdk.UIAnswer{Cancelled: true}, errNotConnected
+}
+func (notConnected) Exec(context.Context, string, []string, sdk.ExecOptions) (*sdk.ExecResult, error) {
+	return nil, errNotConnected
+}
+func (notConnected) Commands(context.Context) ([]sdk.CommandInfo, error) {
+	return nil, errNotConnected
+}
+func (notConnected) State(context.Context) (*sdk.State, error) { return nil, errNotConnected }
+func (notConnected) Compact(context.Context) (json.RawMessage, error) {
+	return nil, errNotConnected
+}

@@ -1,0 +1,3 @@
+// The agent core package: extensions import only its types.
+"use strict";
+module.exports = { __esModule: true };
