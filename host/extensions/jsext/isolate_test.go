@@ -2,7 +2,6 @@ package jsext
 
 import (
 	"context"
-	"github.com/atomic-go/atomic/internal/leaktest"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/atomic-go/atomic/host/extensions/grpcext"
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/leaktest"
 )
 
 // TestMain lets the test binary serve isolated scripts, as the atomic
