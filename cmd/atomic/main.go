@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -26,8 +27,16 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
+// atExit runs just before the process exits (builds with -tags pprof
+// write their profiles here; see profile.go).
+var atExit []func()
+
 func main() {
-	os.Exit(run(os.Args[1:]))
+	code := run(os.Args[1:])
+	for _, fn := range atExit {
+		fn()
+	}
+	os.Exit(code)
 }
 
 func run(args []string) int {
@@ -260,26 +269,57 @@ func newLogger(f *cliFlags, stderr io.Writer) (*slog.Logger, func(), error) {
 
 // takeOverStdio moves the protocol streams to private close-on-exec
 // descriptors and points descriptors 0 and 1 at /dev/null and stderr.
+//
+// Pipes (what clients connect) are reopened rather than duplicated: a new
+// open file description of the same pipe, private to this process, which
+// Go reads and writes through its poller. That saves an OS-thread hand-off
+// on every record (a get_state round trip takes about half the time) and
+// leaves the flags of the inherited descriptions alone (a client or a
+// shell may share those).
 func takeOverStdio() (out *os.File, in *os.File, err error) {
-	outFD, err := dupCloexec(1)
-	if err != nil {
-		return nil, nil, err
+	out = reopenPipe(1, os.O_WRONLY)
+	if out == nil {
+		outFD, err := dupCloexec(1)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = os.NewFile(uintptr(outFD), "protocol-out")
 	}
-	inFD, err := dupCloexec(0)
-	if err != nil {
-		syscall.Close(outFD)
-		return nil, nil, err
+	in = reopenPipe(0, os.O_RDONLY)
+	if in == nil {
+		inFD, err := dupCloexec(0)
+		if err != nil {
+			out.Close()
+			return nil, nil, err
+		}
+		in = os.NewFile(uintptr(inFD), "protocol-in")
 	}
 	if err := syscall.Dup2(2, 1); err != nil {
-		syscall.Close(outFD)
-		syscall.Close(inFD)
+		out.Close()
+		in.Close()
 		return nil, nil, err
 	}
 	if devnull, err := os.Open(os.DevNull); err == nil {
 		_ = syscall.Dup2(int(devnull.Fd()), 0)
 		devnull.Close()
 	}
-	return os.NewFile(uintptr(outFD), "protocol-out"), os.NewFile(uintptr(inFD), "protocol-in"), nil
+	return out, in, nil
+}
+
+// reopenPipe opens a new description of the pipe behind fd (through
+// /proc/self/fd; Go makes it non-blocking and polls it). It returns nil
+// when fd is not a pipe or cannot be reopened; then the caller duplicates
+// the descriptor as it is.
+func reopenPipe(fd int, flag int) *os.File {
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		return nil
+	}
+	f, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(fd), flag|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	return f
 }
 
 func dupCloexec(fd int) (int, error) {

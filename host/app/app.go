@@ -127,6 +127,8 @@ type Runtime struct {
 	ext       extState
 	shutdown  shutdownState
 	closeOnce sync.Once
+
+	writes writeHealth // session file write failures (session_write.go)
 }
 
 // activeRun is one run of the agent, from the prompt that started it to

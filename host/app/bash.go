@@ -146,10 +146,10 @@ func (rt *Runtime) appendBashLocked(owner *session.Session, msg llm.Message) {
 	entry := session.Entry{Type: session.TypeMessage, Message: &msg}
 	if rt.isCurrentLocked(owner) {
 		rt.messages = append(rt.contextLocked(), msg)
-		rt.appendEntry(rt.sess, entry)
+		rt.appendEntryLocked(rt.sess, entry)
 		return
 	}
-	rt.appendEntry(owner, entry)
+	rt.appendEntryLocked(owner, entry)
 	if err := owner.Close(); err != nil {
 		rt.log.Warn("closing the previous session file failed", "file", owner.Path(), "err", err)
 	}

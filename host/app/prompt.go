@@ -9,6 +9,7 @@ import (
 	"github.com/atomic-go/atomic/host/agent"
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/session"
 )
 
 // Streaming behaviours of a prompt sent while the agent runs.
@@ -436,7 +437,8 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 		rt.messages = append(rt.contextLocked(), end.Message)
 		sess := rt.sess
 		rt.mu.Unlock()
-		sess.AppendMessage(end.Message)
+		msg := end.Message
+		rt.appendEntry(sess, session.Entry{Type: session.TypeMessage, Message: &msg})
 	}
 	rt.Emit(ev)
 }

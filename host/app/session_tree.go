@@ -46,8 +46,10 @@ func (rt *Runtime) SetLabel(entryID string, label *string) error {
 	if label != nil && *label == "" {
 		label = nil
 	}
-	_, err := s.AppendEntry(session.Entry{Type: session.TypeLabel, TargetID: entryID, Label: label})
-	return err
+	// A failure to write the file is reported by session_write_error; the
+	// label is set either way and written with the next successful write.
+	rt.appendEntry(s, session.Entry{Type: session.TypeLabel, TargetID: entryID, Label: label})
+	return nil
 }
 
 // SetSessionName names the session and emits session_info_changed.
@@ -57,9 +59,7 @@ func (rt *Runtime) SetSessionName(name string) error {
 		return errors.New("Session name cannot be empty")
 	}
 	s := rt.Session()
-	if _, err := s.AppendEntry(session.Entry{Type: session.TypeSessionInfo, Name: &name}); err != nil {
-		rt.log.Error("cannot write the session file", "file", s.Path(), "err", err)
-	}
+	rt.appendEntry(s, session.Entry{Type: session.TypeSessionInfo, Name: &name})
 	rt.Emit(events.SessionInfoChanged{Name: name})
 	return nil
 }

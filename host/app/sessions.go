@@ -211,15 +211,6 @@ func (rt *Runtime) appendInitialEntries(s *session.Session) {
 	rt.appendEntry(s, session.Entry{Type: session.TypeThinkingLevelChange, ThinkingLevel: level})
 }
 
-// appendEntry appends to a session and logs a failure to write it.
-func (rt *Runtime) appendEntry(s *session.Session, e session.Entry) *session.Entry {
-	ep, err := s.AppendEntry(e)
-	if err != nil {
-		rt.log.Error("cannot write the session file; the entry is kept in memory and written with the next one", "file", s.Path(), "err", err)
-	}
-	return ep
-}
-
 // RecordModelChange appends a model_change entry for the current model
 // (call it after changing the model).
 func (rt *Runtime) RecordModelChange() {

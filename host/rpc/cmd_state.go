@@ -5,7 +5,7 @@ import (
 )
 
 func init() {
-	Register("get_state", Ordinary, handleGetState)
+	Register("get_state", Quick, handleGetState)
 	Register("get_messages", Ordinary, handleGetMessages)
 	Register("get_last_assistant_text", Ordinary, handleLastAssistantText)
 	Register("set_auto_compaction", Ordinary, handleSetAutoCompaction)

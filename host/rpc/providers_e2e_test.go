@@ -12,6 +12,7 @@ import (
 
 	"github.com/atomic-go/atomic/host/llm/llmtest"
 	"github.com/atomic-go/atomic/internal/e2e"
+	"github.com/atomic-go/atomic/sdk/rpcclient"
 )
 
 // plantedKey is the API key configured for the local provider; it must
@@ -55,15 +56,22 @@ func asNum(v any) float64 { f, _ := v.(float64); return f }
 // file the agent wrote (the configuration files that hold it aside).
 func assertNoKey(t *testing.T, a *e2e.Agent) {
 	t.Helper()
-	for i, line := range a.RawLines() {
+	checkNoKey(t, a.RawLines(), a.Stderr(), a.Home, a.Dir)
+}
+
+// checkNoKey is assertNoKey for any agent: its stdout lines, its stderr
+// and the files under its home and working directory.
+func checkNoKey(t *testing.T, lines [][]byte, stderr, home, dir string) {
+	t.Helper()
+	for i, line := range lines {
 		if strings.Contains(string(line), plantedKey) {
 			t.Errorf("stdout line %d contains the API key: %s", i, line)
 		}
 	}
-	if strings.Contains(a.Stderr(), plantedKey) {
+	if strings.Contains(stderr, plantedKey) {
 		t.Errorf("stderr contains the API key")
 	}
-	for _, root := range []string{a.Home, a.Dir} {
+	for _, root := range []string{home, dir} {
 		_ = filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
 			if err != nil || fi.IsDir() {
 				return nil
@@ -89,58 +97,70 @@ func TestCustomProviderToolCallAndStats(t *testing.T) {
 			Usage:     llmtest.Usage{Input: 1000, Output: 50}}),
 		llmtest.OpenAIChat(llmtest.Turn{Text: "All done.", Chunks: 3, Usage: llmtest.Usage{Input: 1100, CacheRead: 900, Output: 20}}),
 	)
-	a := startLocal(t, srv, `{"someUnknownKey": {"kept": true}}`)
+	c := e2e.StartClient(t, e2e.Options{AgentFiles: map[string]string{
+		"models.json": localModels(srv.URL), "settings.json": `{"someUnknownKey": {"kept": true}}`,
+	}}, e2e.ClientOptions{KeepLines: true})
+	ctx := e2e.Ctx(t, 30*time.Second)
 
-	st := a.MustSucceed(map[string]any{"type": "get_state"})
-	if m := asObj(asObj(st["data"])["model"]); m["provider"] != "local" || m["id"] != "local-model" {
-		t.Fatalf("default model: %v", m)
+	st, err := c.GetState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Model == nil || st.Model.Provider != "local" || st.Model.ID != "local-model" {
+		t.Fatalf("default model: %+v", st.Model)
 	}
 
-	recs := a.PromptAndWait("run the tool")
-	types := strings.Join(e2e.Types(recs), ",")
+	run, err := c.PromptAndWait(ctx, "run the tool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var lastUpdate rpcclient.MessageUpdate
+	for _, ev := range run.OfType("message_update") {
+		var u rpcclient.MessageUpdate
+		if err := ev.Decode(&u); err != nil {
+			t.Fatal(err)
+		}
+		seen[u.AssistantMessageEvent.Type] = true
+		lastUpdate = u
+	}
 	for _, want := range []string{"toolcall_start", "toolcall_delta", "toolcall_end"} {
-		found := false
-		for _, r := range recordsOfType(recs, "message_update") {
-			if asObj(r["assistantMessageEvent"])["type"] == want {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("no %s update in %s", want, types)
+		if !seen[want] {
+			t.Errorf("no %s update (saw %v)", want, seen)
 		}
 	}
-	ends := recordsOfType(recs, "tool_execution_end")
-	if len(ends) != 1 || !strings.Contains(fmt.Sprint(ends[0]["result"]), "tool-output-42") || ends[0]["isError"] != false {
-		t.Fatalf("tool_execution_end: %v", ends)
+	ends := run.OfType("tool_execution_end")
+	if len(ends) != 1 {
+		t.Fatalf("tool_execution_end: %d", len(ends))
 	}
-	var assistants []map[string]any
-	for _, r := range recordsOfType(recs, "message_end") {
-		if m := asObj(r["message"]); m["role"] == "assistant" {
+	var end rpcclient.ToolExecution
+	if err := ends[0].Decode(&end); err != nil || end.IsError || !strings.Contains(end.Result.Content.Text(), "tool-output-42") {
+		t.Fatalf("tool_execution_end: %+v %v", end, err)
+	}
+	var assistants []rpcclient.Message
+	for _, m := range run.Messages {
+		if m.Role == "assistant" {
 			assistants = append(assistants, m)
 		}
 	}
-	if len(assistants) != 2 || assistants[0]["stopReason"] != "toolUse" || assistants[1]["stopReason"] != "stop" {
-		t.Fatalf("assistant messages: %v", assistants)
+	if len(assistants) != 2 || assistants[0].StopReason != "toolUse" || assistants[1].StopReason != "stop" {
+		t.Fatalf("assistant messages: %+v", assistants)
 	}
 	final := assistants[1]
-	if final["api"] != "openai-completions" || final["provider"] != "local" || final["model"] != "local-model" {
-		t.Errorf("final message identity: %v", final)
+	if final.API != "openai-completions" || final.Provider != "local" || final.Model != "local-model" {
+		t.Errorf("final message identity: %s %s %s", final.API, final.Provider, final.Model)
 	}
-	usage := asObj(final["usage"])
-	if asNum(usage["input"]) != 1100 || asNum(usage["cacheRead"]) != 900 || asNum(usage["output"]) != 20 || asNum(usage["totalTokens"]) != 2020 {
-		t.Errorf("usage: %v", usage)
+	u := final.Usage
+	if u.Input != 1100 || u.CacheRead != 900 || u.Output != 20 || u.TotalTokens != 2020 {
+		t.Errorf("usage: %+v", u)
 	}
 	wantCost := (1100*1 + 900*0.5 + 20*2) / 1e6
-	if c := asNum(asObj(usage["cost"])["total"]); math.Abs(c-wantCost) > 1e-12 {
-		t.Errorf("cost %v want %v", c, wantCost)
+	if math.Abs(u.Cost.Total-wantCost) > 1e-12 {
+		t.Errorf("cost %v want %v", u.Cost.Total, wantCost)
 	}
 	// message_update carries the cumulative usage of the message.
-	var lastUpdate e2e.Record
-	for _, r := range recordsOfType(recs, "message_update") {
-		lastUpdate = r
-	}
-	if asNum(asObj(lastUpdate["usage"])["input"]) != 1100 {
-		t.Errorf("last message_update usage: %v", lastUpdate["usage"])
+	if lastUpdate.Usage == nil || lastUpdate.Usage.Input != 1100 {
+		t.Errorf("last message_update usage: %+v", lastUpdate.Usage)
 	}
 
 	// What the server received: the key, the tool definition, then the
@@ -167,35 +187,34 @@ func TestCustomProviderToolCallAndStats(t *testing.T) {
 		t.Errorf("no tools offered")
 	}
 
-	stats := asObj(a.MustSucceed(map[string]any{"type": "get_session_stats"})["data"])
-	for k, want := range map[string]float64{"userMessages": 1, "assistantMessages": 2, "toolCalls": 1, "toolResults": 1, "totalMessages": 4} {
-		if asNum(stats[k]) != want {
-			t.Errorf("stats.%s = %v, want %v", k, stats[k], want)
-		}
+	stats, err := c.GetSessionStats(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	tok := asObj(stats["tokens"])
-	if asNum(tok["input"]) != 2100 || asNum(tok["output"]) != 70 || asNum(tok["cacheRead"]) != 900 || asNum(tok["total"]) != 3070 {
-		t.Errorf("tokens: %v", tok)
+	if stats.UserMessages != 1 || stats.AssistantMessages != 2 || stats.ToolCalls != 1 || stats.ToolResults != 1 || stats.TotalMessages != 4 {
+		t.Errorf("stats: %+v", stats)
+	}
+	if tok := stats.Tokens; tok.Input != 2100 || tok.Output != 70 || tok.CacheRead != 900 || tok.Total != 3070 {
+		t.Errorf("tokens: %+v", tok)
 	}
 	wantTotal := (1000*1+50*2)/1e6 + wantCost
-	if math.Abs(asNum(stats["cost"])-wantTotal) > 1e-12 {
-		t.Errorf("cost %v want %v", stats["cost"], wantTotal)
+	if math.Abs(stats.Cost-wantTotal) > 1e-12 {
+		t.Errorf("cost %v want %v", stats.Cost, wantTotal)
 	}
-	cu := asObj(stats["contextUsage"])
-	if asNum(cu["contextWindow"]) != 32000 || asNum(cu["tokens"]) != 2020 || math.Abs(asNum(cu["percent"])-2020.0/320) > 0.01 {
-		t.Errorf("contextUsage: %v", cu)
+	cu := stats.ContextUsage
+	if cu == nil || cu.ContextWindow != 32000 || cu.Tokens == nil || *cu.Tokens != 2020 || cu.Percent == nil || math.Abs(*cu.Percent-2020.0/320) > 0.01 {
+		t.Errorf("contextUsage: %+v", cu)
 	}
-	if stats["sessionId"] == "" {
+	if stats.SessionID == "" {
 		t.Errorf("no sessionId")
 	}
 	// The session file records the conversation (and the key check below
 	// covers it).
-	file, _ := stats["sessionFile"].(string)
-	data, err := os.ReadFile(file)
+	data, err := os.ReadFile(stats.SessionFile)
 	if err != nil || !strings.Contains(string(data), "tool-output-42") || !strings.Contains(string(data), `"model":"local-model"`) {
-		t.Errorf("session file %q: %v\n%s", file, err, data)
+		t.Errorf("session file %q: %v\n%s", stats.SessionFile, err, data)
 	}
-	assertNoKey(t, a)
+	checkNoKey(t, c.Lines(), c.Stderr(), c.Home, c.Dir)
 }
 
 func TestModelAndThinkingCommands(t *testing.T) {

@@ -22,6 +22,11 @@ const (
 	// Concurrent commands run at once, even while an ordinary command is
 	// running (interrupts and independent work).
 	Concurrent
+	// Quick commands are ordinary commands that never wait (instant reads
+	// of the state): when the ordinary lane is idle they run at once on
+	// the goroutine that read them, saving the hand-off to the lane.
+	// Their order with the other ordinary commands is kept.
+	Quick
 )
 
 // Handler runs one command. It returns the response data (nil for none,
@@ -82,6 +87,7 @@ type Server struct {
 	cancel context.CancelFunc
 
 	ordinary  chan *Request
+	lane      laneState
 	ordWG     sync.WaitGroup
 	concWG    sync.WaitGroup
 	unsub     func()
@@ -152,32 +158,24 @@ func (s *Server) SendRecord(v any) {
 // queued commands are answered, work in flight is cancelled, and the output
 // is flushed.
 func (s *Server) Serve(ctx context.Context, in io.Reader) error {
-	lines := make(chan []byte)
+	// Lines are dispatched on the reading goroutine itself (HandleLine only
+	// parses and hands the command to its lane), which saves a goroutine
+	// hand-off per command; after Shutdown, HandleLine drops what comes.
 	readErr := make(chan error, 1)
 	go func() {
 		readErr <- ReadLines(in, func(line []byte) {
+			if ctx.Err() != nil {
+				return
+			}
 			cp := make([]byte, len(line))
 			copy(cp, line)
-			select {
-			case lines <- cp:
-			case <-ctx.Done():
-			}
+			s.HandleLine(cp)
 		})
-		close(lines)
 	}()
 	var err error
-loop:
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				err = <-readErr
-				break loop
-			}
-			s.HandleLine(line)
-		case <-ctx.Done():
-			break loop
-		}
+	select {
+	case err = <-readErr:
+	case <-ctx.Done():
 	}
 	s.Shutdown()
 	return err
@@ -227,6 +225,9 @@ func (s *Server) HandleLine(line []byte) {
 		return
 	}
 	if cmd.Lane != Concurrent {
+		if cmd.Lane == Quick && s.runInline(cmd, req) {
+			return
+		}
 		if cmd.Accept != nil {
 			cmd.Accept(s, req)
 		}
@@ -256,18 +257,63 @@ func (s *Server) enqueue(req *Request) {
 	if s.inClosed {
 		return
 	}
+	s.lane.mu.Lock()
+	s.lane.pending++
+	s.lane.mu.Unlock()
 	s.ordinary <- req
+}
+
+// laneState orders the ordinary lane's work between its goroutine and the
+// Quick commands run inline.
+type laneState struct {
+	mu      sync.Mutex
+	pending int        // ordinary commands queued or running, inline ones included
+	busy    sync.Mutex // held while an ordinary command runs
+}
+
+// runInline runs a Quick command on the calling goroutine when no other
+// ordinary command is queued or running, and reports whether it did
+// (after Shutdown the command is dropped, as enqueue would drop it).
+func (s *Server) runInline(cmd Command, req *Request) bool {
+	s.inMu.RLock()
+	if s.inClosed {
+		s.inMu.RUnlock()
+		return true
+	}
+	s.lane.mu.Lock()
+	if s.lane.pending > 0 {
+		s.lane.mu.Unlock()
+		s.inMu.RUnlock()
+		return false
+	}
+	s.lane.pending++
+	s.lane.busy.Lock()
+	s.lane.mu.Unlock()
+	s.concWG.Add(1) // Shutdown waits for it as for a concurrent command
+	s.inMu.RUnlock()
+	defer s.concWG.Done()
+	s.run(cmd, req)
+	s.lane.busy.Unlock()
+	s.lane.mu.Lock()
+	s.lane.pending--
+	s.lane.mu.Unlock()
+	return true
 }
 
 func (s *Server) ordinaryLoop() {
 	defer s.ordWG.Done()
 	for req := range s.ordinary {
+		s.lane.busy.Lock()
 		if req.fail != nil {
 			s.respond(req, req.fail.Command, nil, req.fail.Err)
-			continue
+		} else {
+			cmd, _ := lookup(req.Type)
+			s.run(cmd, req)
 		}
-		cmd, _ := lookup(req.Type)
-		s.run(cmd, req)
+		s.lane.busy.Unlock()
+		s.lane.mu.Lock()
+		s.lane.pending--
+		s.lane.mu.Unlock()
 	}
 }
 

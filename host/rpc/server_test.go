@@ -211,3 +211,39 @@ func TestNoGoroutinesLeft(t *testing.T) {
 		t.Fatalf("goroutines: %d before, %d after\n%s", before, after, buf[:n])
 	}
 }
+
+// A Quick command (get_state) answered on the reading goroutine still comes
+// after the ordinary commands sent before it, and before those sent after.
+func TestQuickCommandsKeepTheOrdinaryOrder(t *testing.T) {
+	rpc.Register("test_slow", rpc.Ordinary, func(ctx context.Context, s *rpc.Server, req *rpc.Request) (any, error) {
+		time.Sleep(30 * time.Millisecond)
+		return nil, nil
+	})
+	rt := newRuntime(t)
+	var out syncBuffer
+	srv := rpc.NewServer(rt, &out, nil)
+	var in strings.Builder
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&in, `{"id":"s%d","type":"get_state"}`+"\n", i)
+		if i%5 == 0 {
+			fmt.Fprintf(&in, `{"id":"x%d","type":"test_slow"}`+"\n", i)
+		}
+	}
+	within(t, 10*time.Second, "Serve", func() { _ = srv.Serve(context.Background(), strings.NewReader(in.String())) })
+	var got []string
+	for _, r := range out.lines() {
+		if r["type"] == "response" {
+			got = append(got, r["id"].(string))
+		}
+	}
+	var want []string
+	for i := 0; i < 20; i++ {
+		want = append(want, fmt.Sprintf("s%d", i))
+		if i%5 == 0 {
+			want = append(want, fmt.Sprintf("x%d", i))
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("responses in order\n%v\nwant\n%v", got, want)
+	}
+}

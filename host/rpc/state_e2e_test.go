@@ -2,9 +2,12 @@ package rpc_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atomic-go/atomic/internal/e2e"
 )
@@ -66,62 +69,101 @@ func TestGetStateWithFlags(t *testing.T) {
 }
 
 func TestStreamingStateAndMessages(t *testing.T) {
-	a := e2e.Start(t, e2e.Options{Script: []map[string]any{slowStep("x", 10, 30), {"text": "  Second reply.  "}}})
-	last := a.MustSucceed(map[string]any{"type": "get_last_assistant_text"})
-	d, has := obj(last, "data")["text"]
-	if !has || d != nil {
-		t.Fatalf("last text before any reply = %v, want null", last["data"])
+	c := e2e.StartClient(t, e2e.Options{Script: []map[string]any{slowStep("x", 10, 30), {"text": "  Second reply.  "}}})
+	ctx := e2e.Ctx(t, 30*time.Second)
+	// No reply yet: the text is an explicit null, the messages an empty array.
+	resp, err := c.Call(ctx, map[string]any{"type": "get_last_assistant_text"})
+	if err != nil || string(resp.Data) != `{"text":null}` {
+		t.Fatalf("last text before any reply: %s %v", resp.Data, err)
 	}
-	msgs := arr(obj(a.MustSucceed(map[string]any{"type": "get_messages"}), "data"), "messages")
-	if msgs == nil || len(msgs) != 0 {
-		t.Fatalf("messages before any prompt = %v, want []", msgs)
+	resp, err = c.Call(ctx, map[string]any{"type": "get_messages"})
+	if err != nil || string(resp.Data) != `{"messages":[]}` {
+		t.Fatalf("messages before any prompt: %s %v", resp.Data, err)
 	}
 
-	from := a.Len()
-	a.MustSucceed(map[string]any{"type": "prompt", "message": "first"})
-	waitDelta(a, from)
-	st := obj(a.MustSucceed(map[string]any{"type": "get_state"}), "data")
-	if st["isStreaming"] != true {
-		t.Fatalf("isStreaming during a run = %v", st["isStreaming"])
+	updates := c.Subscribe("message_update", "agent_end")
+	defer updates.Close()
+	if err := c.Prompt(ctx, "first"); err != nil {
+		t.Fatal(err)
 	}
-	a.WaitType(from, "agent_end")
-	st = obj(a.MustSucceed(map[string]any{"type": "get_state"}), "data")
-	if st["isStreaming"] != false || st["messageCount"] != 2.0 {
-		t.Fatalf("state after the run = %v", st)
+	if _, err := updates.WaitType(ctx, "message_update"); err != nil {
+		t.Fatal(err)
 	}
-	a.PromptAndWait("second")
-	last = a.MustSucceed(map[string]any{"type": "get_last_assistant_text"})
-	if got := obj(last, "data")["text"]; got != "Second reply." {
-		t.Fatalf("last text = %q, want the trimmed second reply", got)
+	if st, err := c.GetState(ctx); err != nil || !st.IsStreaming {
+		t.Fatalf("state during a run: %+v %v", st, err)
 	}
-	msgs = arr(obj(a.MustSucceed(map[string]any{"type": "get_messages"}), "data"), "messages")
-	requireEqual(t, "roles", roles(msgs), []string{"user", "assistant", "user", "assistant"})
-	if messageText(msgs[2].(map[string]any)) != "second" {
-		t.Fatalf("messages = %v", msgs)
+	if _, err := updates.WaitType(ctx, "agent_end"); err != nil {
+		t.Fatal(err)
 	}
-	first := obj(a.MustSucceed(map[string]any{"type": "get_state"}), "data")
+	if st, err := c.GetState(ctx); err != nil || st.IsStreaming || st.MessageCount != 2 {
+		t.Fatalf("state after the run: %+v %v", st, err)
+	}
+	if _, err := c.PromptAndWait(ctx, "second"); err != nil {
+		t.Fatal(err)
+	}
+	if text, ok, err := c.GetLastAssistantText(ctx); err != nil || !ok || text != "Second reply." {
+		t.Fatalf("last text = %q %v %v, want the trimmed second reply", text, ok, err)
+	}
+	msgs, err := c.GetMessages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.Role)
+	}
+	requireEqual(t, "roles", got, []string{"user", "assistant", "user", "assistant"})
+	if msgs[2].Text() != "second" {
+		t.Fatalf("messages = %+v", msgs)
+	}
+	first, err := c.GetState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 
-	ns := a.MustSucceed(map[string]any{"type": "new_session"})
-	requireEqual(t, "new_session data", ns["data"], any(map[string]any{"cancelled": false}))
-	st = obj(a.MustSucceed(map[string]any{"type": "get_state"}), "data")
-	if st["messageCount"] != 0.0 || st["sessionId"] == first["sessionId"] || str(st, "sessionId") == "" {
-		t.Fatalf("state after new_session = %v (before %v)", st, first["sessionId"])
+	if cancelled, err := c.NewSession(ctx, ""); err != nil || cancelled {
+		t.Fatalf("new_session: %v %v", cancelled, err)
 	}
-	msgs = arr(obj(a.MustSucceed(map[string]any{"type": "get_messages"}), "data"), "messages")
-	if len(msgs) != 0 {
-		t.Fatalf("messages after new_session = %v", msgs)
+	st, err := c.GetState(ctx)
+	if err != nil || st.MessageCount != 0 || st.SessionID == first.SessionID || st.SessionID == "" {
+		t.Fatalf("state after new_session = %+v (before %s) %v", st, first.SessionID, err)
 	}
-	last = a.MustSucceed(map[string]any{"type": "get_last_assistant_text"})
-	if obj(last, "data")["text"] != nil {
-		t.Fatalf("last text after new_session = %v", last["data"])
+	if msgs, err := c.GetMessages(ctx); err != nil || len(msgs) != 0 {
+		t.Fatalf("messages after new_session = %+v %v", msgs, err)
+	}
+	if _, ok, err := c.GetLastAssistantText(ctx); err != nil || ok {
+		t.Fatalf("last text after new_session: %v %v", ok, err)
 	}
 	// The new session does not send the old conversation to the model.
-	a.PromptAndWait("fresh start")
-	reqs := a.FauxRequests()
+	if _, err := c.PromptAndWait(ctx, "fresh start"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := fauxRequests(t, c.Record)
 	sent := reqs[len(reqs)-1]["messages"].([]any)
 	if len(sent) != 1 || messageText(sent[0].(map[string]any)) != "fresh start" {
 		t.Fatalf("model saw %v", sent)
 	}
+}
+
+// fauxRequests reads the faux provider's request record file.
+func fauxRequests(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 func TestNewSessionDuringStreamAbortsIt(t *testing.T) {

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -17,6 +19,15 @@ var ErrAbandoned = errors.New("output abandoned: the client stopped reading")
 // order they were queued. A full queue blocks the sender, which gives the
 // agent back-pressure when the client stops reading. The buffer is flushed
 // whenever the queue runs empty, so a record never waits behind nothing.
+//
+// When the output is a pipe in non-blocking mode (as clients connect, see
+// cmd/atomic), a short record (at most pipeBuf bytes, which a pipe takes
+// whole or not at all) is written by its sender itself when nothing is
+// queued or being written: the hand-off to the writer goroutine would wake
+// a thread on another core for every response. A record the pipe cannot
+// take at once is queued as usual, so a sender never blocks on a client
+// that stopped reading (the reading goroutine, which answers quick
+// commands itself, must keep reading).
 type Writer struct {
 	ch     chan []byte
 	done   chan struct{}
@@ -30,41 +41,53 @@ type Writer struct {
 	stopOnce  sync.Once
 	busySince atomic.Int64 // unix nanoseconds a write began; 0 when idle
 	watching  atomic.Bool
+
+	// The output and its buffer: written by the loop, or directly by a
+	// sender when nothing is queued (see SendLine).
+	wmu    sync.Mutex
+	out    io.Writer
+	bw     *bufio.Writer
+	raw    syscall.RawConn // the output pipe's descriptor when direct writes are allowed
+	queued atomic.Int64    // records sent to ch and not yet written
+	failed bool            // guarded by wmu
 }
 
 // NewWriter starts the writer goroutine on w. onErr, if set, is called once
 // when a write fails (for example when the client went away).
 func NewWriter(w io.Writer, onErr func(error)) *Writer {
-	wr := &Writer{ch: make(chan []byte, 4096), done: make(chan struct{}), stop: make(chan struct{}), onErr: onErr}
-	go wr.loop(w)
+	wr := &Writer{ch: make(chan []byte, 4096), done: make(chan struct{}), stop: make(chan struct{}), onErr: onErr,
+		out: w, bw: bufio.NewWriterSize(w, 64*1024), raw: pipeConn(w)}
+	go wr.loop()
 	return wr
 }
 
-func (w *Writer) loop(out io.Writer) {
+func (w *Writer) loop() {
 	defer close(w.done)
-	bw := bufio.NewWriterSize(out, 64*1024)
-	failed := false
 	for rec := range w.ch {
-		if failed {
-			continue // drain so that senders never block on a dead stream
+		w.wmu.Lock()
+		if !w.failed { // else drain, so that senders never block on a dead stream
+			w.busySince.Store(time.Now().UnixNano())
+			_, err := w.bw.Write(rec)
+			if err == nil && len(w.ch) == 0 {
+				err = w.bw.Flush()
+			}
+			w.busySince.Store(0)
+			if err != nil {
+				w.failed = w.fail(err)
+			}
 		}
-		w.busySince.Store(time.Now().UnixNano())
-		_, err := bw.Write(rec)
-		if err == nil && len(w.ch) == 0 {
-			err = bw.Flush()
-		}
-		w.busySince.Store(0)
-		if err != nil {
-			failed = w.fail(err)
-		}
+		w.queued.Add(-1)
+		w.wmu.Unlock()
 	}
-	if !failed {
+	w.wmu.Lock()
+	if !w.failed {
 		w.busySince.Store(time.Now().UnixNano())
-		if err := bw.Flush(); err != nil {
+		if err := w.bw.Flush(); err != nil {
 			w.fail(err)
 		}
 		w.busySince.Store(0)
 	}
+	w.wmu.Unlock()
 }
 
 func (w *Writer) fail(err error) bool {
@@ -98,13 +121,89 @@ func (w *Writer) SendLine(line []byte) {
 	if w.closed {
 		return
 	}
+	// Fast path: nothing queued and nobody writing, so the record can go
+	// out at once from this goroutine, saving the hand-off to the writer.
+	if w.raw != nil && len(line) <= pipeBuf && w.wmu.TryLock() {
+		if w.queued.Load() == 0 && !w.failed && w.bw.Buffered() == 0 {
+			done, err := w.writeNow(line)
+			if err != nil {
+				w.failed = w.fail(err)
+			}
+			w.wmu.Unlock()
+			if done || err != nil {
+				return
+			}
+		} else {
+			w.wmu.Unlock()
+		}
+	}
 	// Holding the shared lock while sending keeps Close from closing the
 	// channel under a sender; the writer goroutine never takes it, so a
 	// full queue only waits for the stream to drain (or be abandoned).
+	w.queued.Add(1)
 	select {
 	case w.ch <- line:
 	case <-w.stop:
+		w.queued.Add(-1)
 	}
+}
+
+// pipeBuf is the size up to which a write to a pipe is atomic (Linux's
+// PIPE_BUF): in non-blocking mode it writes everything or nothing.
+const pipeBuf = 4096
+
+// pipeConn returns the raw descriptor of w when it is a pipe in
+// non-blocking mode, else nil.
+func pipeConn(w io.Writer) syscall.RawConn {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		return nil
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	nonblocking := false
+	_ = rc.Control(func(fd uintptr) {
+		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+		nonblocking = errno == 0 && flags&syscall.O_NONBLOCK != 0
+	})
+	if !nonblocking {
+		return nil
+	}
+	return rc
+}
+
+// writeNow writes line (at most pipeBuf bytes) if the pipe takes it at
+// once, and reports whether it did.
+func (w *Writer) writeNow(line []byte) (bool, error) {
+	var n int
+	var werr error
+	err := w.raw.Write(func(fd uintptr) bool {
+		for {
+			n, werr = syscall.Write(int(fd), line)
+			if werr != syscall.EINTR {
+				return true // never wait for the pipe to become writable
+			}
+		}
+	})
+	switch {
+	case werr == syscall.EAGAIN:
+		return false, nil
+	case werr != nil:
+		return false, werr
+	case err != nil:
+		return false, err
+	case n != len(line):
+		// Not possible for a pipe and a record of at most pipeBuf bytes;
+		// a torn record would corrupt the stream, so stop writing.
+		return false, io.ErrShortWrite
+	}
+	return true, nil
 }
 
 // Abandon gives up on the stream: queued and later records are dropped,
@@ -114,6 +213,11 @@ func (w *Writer) Abandon() {
 	w.stopOnce.Do(func() {
 		w.fail(ErrAbandoned)
 		close(w.stop)
+		if f, ok := w.out.(*os.File); ok {
+			// Unblock the writer goroutine's write in progress, if the
+			// output takes deadlines; later writes fail at once.
+			_ = f.SetWriteDeadline(time.Unix(1, 0))
+		}
 	})
 }
 

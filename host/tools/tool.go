@@ -9,13 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/atomic-go/atomic/host/llm"
 )
@@ -72,12 +67,12 @@ type Registry struct {
 	order   []string
 	tools   map[string]Tool
 	active  map[string]bool
-	schemas map[string]*jsonschema.Schema
+	schemas map[string]*paramSchema
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{tools: map[string]Tool{}, active: map[string]bool{}, schemas: map[string]*jsonschema.Schema{}}
+	return &Registry{tools: map[string]Tool{}, active: map[string]bool{}, schemas: map[string]*paramSchema{}}
 }
 
 // Add registers a tool, replacing one with the same name, and activates it
@@ -194,26 +189,17 @@ func (r *Registry) Validate(t Tool, args map[string]any) error {
 	if schema == nil {
 		return nil
 	}
-	var v any = map[string]any{}
-	if args != nil {
-		// Round-trip through JSON so numbers have the types the validator
-		// expects regardless of how the map was built.
-		raw, err := json.Marshal(args)
-		if err != nil {
-			return fmt.Errorf("arguments are not valid JSON: %v", err)
-		}
-		v, err = jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
-		if err != nil {
-			return fmt.Errorf("arguments are not valid JSON: %v", err)
-		}
+	lines, err := schema.problems(args)
+	if err != nil {
+		return err
 	}
-	if err := schema.Validate(v); err != nil {
-		return fmt.Errorf("Validation failed for tool %q:\n%s", t.Name(), describeValidation(err))
+	if len(lines) > 0 {
+		return fmt.Errorf("Validation failed for tool %q:\n  - %s", t.Name(), strings.Join(lines, "\n  - "))
 	}
 	return nil
 }
 
-func (r *Registry) schema(t Tool) (*jsonschema.Schema, error) {
+func (r *Registry) schema(t Tool) (*paramSchema, error) {
 	r.mu.RLock()
 	s, ok := r.schemas[t.Name()]
 	r.mu.RUnlock()
@@ -224,16 +210,7 @@ func (r *Registry) schema(t Tool) (*jsonschema.Schema, error) {
 	if len(params) == 0 {
 		return nil, nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(params)))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	url := "mem://tools/" + t.Name() + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	s, err = c.Compile(url)
+	s, err := compileParams(params)
 	if err != nil {
 		return nil, err
 	}
@@ -241,31 +218,4 @@ func (r *Registry) schema(t Tool) (*jsonschema.Schema, error) {
 	r.schemas[t.Name()] = s
 	r.mu.Unlock()
 	return s, nil
-}
-
-var printer = message.NewPrinter(language.English)
-
-func describeValidation(err error) string {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return "  - " + err.Error()
-	}
-	var lines []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := "/" + strings.Join(e.InstanceLocation, "/")
-			if loc == "/" {
-				loc = "root"
-			}
-			lines = append(lines, fmt.Sprintf("  - %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
 }

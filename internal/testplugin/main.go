@@ -5,10 +5,12 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +37,7 @@ func main() {
 		observe      = flag.String("observe", "", "comma-separated events to subscribe to")
 		stdoutSpam   = flag.Bool("stdout-spam", false, "write to stdout at start and in handlers")
 		logFlood     = flag.Int("log-flood", 0, "write this many lines to stderr at start")
+		stderrFlood  = flag.String("stderr-flood", "", "EVENT=N: the handler of this event writes N lines to stderr")
 		garbage      = flag.Bool("garbage", false, "print garbage instead of the handshake")
 		exitEarly    = flag.Bool("exit-early", false, "exit before the handshake")
 		badVersion   = flag.Bool("bad-version", false, "speak plugin protocol version 2")
@@ -117,9 +120,18 @@ func main() {
 		if *stdoutSpam {
 			fmt.Println("stdout noise from a handler")
 		}
+		if e, n, ok := strings.Cut(*stderrFlood, "="); ok && e == ev {
+			count, _ := strconv.Atoi(n)
+			w := bufio.NewWriterSize(os.Stderr, 64<<10)
+			for i := 0; i < count; i++ {
+				fmt.Fprintf(w, "flood from the %s handler, line %d of %d\n", ev, i, count)
+			}
+			w.Flush()
+		}
 	}
 
-	if *blockBash != "" || *rewriteBash != "" || *confirmBash || *malformed || *hangEvent == sdk.EventToolCall || strings.HasPrefix(*slowEvent, "tool_call=") {
+	if *blockBash != "" || *rewriteBash != "" || *confirmBash || *malformed || *hangEvent == sdk.EventToolCall || strings.HasPrefix(*slowEvent, "tool_call=") ||
+		strings.HasPrefix(*stderrFlood, "tool_call=") {
 		ext.On(sdk.EventToolCall, func(ctx *sdk.Context, raw json.RawMessage) (any, error) {
 			record(sdk.EventToolCall)
 			hang(ctx, sdk.EventToolCall)

@@ -77,13 +77,27 @@ func (w *logWriter) emitLocked(line []byte) {
 		return
 	}
 	if !w.allowLocked() {
+		// Counted, and reported once a second while the flood lasts.
 		w.suppressed++
-		if time.Since(w.reported) > time.Second {
+		if w.reported.IsZero() {
+			w.log.Warn("plugin log is flooding; suppressing lines", "keptPerSecond", logLinesPerSecond)
+			w.reported = time.Now()
+			w.suppressed = 0
+		} else if time.Since(w.reported) > time.Second {
 			w.log.Warn("plugin log is flooding; lines suppressed", "suppressed", w.suppressed)
 			w.reported = time.Now()
 			w.suppressed = 0
 		}
 		return
+	}
+	if !w.reported.IsZero() {
+		// The first line let through again ends the streak: say how many
+		// lines were dropped since the last report.
+		if w.suppressed > 0 {
+			w.log.Warn("plugin log flood over; lines suppressed", "suppressed", w.suppressed)
+		}
+		w.suppressed = 0
+		w.reported = time.Time{}
 	}
 	level, msg, attrs := parseLine(line)
 	args := []any{"stream", w.stream}

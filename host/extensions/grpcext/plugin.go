@@ -229,7 +229,7 @@ func (p *Plugin) start(ctx context.Context) (*instance, *pb.DescribeResponse, er
 		},
 	})
 	fail := func(err error) (*instance, *pb.DescribeResponse, error) {
-		client.Kill()
+		killPlugin(client, rr)
 		return nil, nil, err
 	}
 	proto, err := client.Client()
@@ -318,7 +318,7 @@ func (p *Plugin) watch(in *instance) {
 	if closed {
 		return
 	}
-	in.client.Kill() // release go-plugin's resources
+	killPlugin(in.client, in.runner) // release go-plugin's resources
 	p.crashed(context.Cause(in.alive).Error())
 }
 
@@ -395,9 +395,36 @@ func (p *Plugin) Close() error {
 	p.mu.Unlock()
 	if in != nil {
 		in.killed.Store(true)
-		in.client.Kill()
+		killPlugin(in.client, in.runner)
 	}
 	return nil
+}
+
+// killGrace bounds go-plugin's graceful shutdown of a plugin. Its Kill asks
+// the plugin to exit over gRPC and waits for the answer with no deadline of
+// its own, so a plugin that is stopped (SIGSTOP) or wedged would hold the
+// agent's shutdown forever.
+var killGrace = 3 * time.Second
+
+// killPlugin ends a plugin: gracefully through go-plugin, then with
+// SIGKILL if that has not finished within killGrace.
+func killPlugin(client *plugin.Client, r *cmdRunner) {
+	done := make(chan struct{})
+	go func() {
+		client.Kill()
+		close(done)
+	}()
+	t := time.NewTimer(killGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	if r != nil {
+		_ = r.Kill(context.Background())
+	}
+	<-done
 }
 
 // Pid returns the process id of the running plugin (0 when none), for

@@ -11,6 +11,7 @@ import (
 	"github.com/atomic-go/atomic/host/extensions/grpcext"
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/leaktest"
 )
 
 // TestMain lets the test binary serve isolated scripts, as the atomic
@@ -19,7 +20,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == ServeCommand {
 		os.Exit(ServeChild(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	// The tests fail if a goroutine (an event loop, a timer, a plugin
+	// connection) outlives them.
+	leaktest.VerifyTestMain(m)
 }
 
 func (h *harness) loadIsolated(name, src string, limit int64) (extensions.Extension, error) {

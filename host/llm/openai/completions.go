@@ -2,12 +2,12 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/atomic-go/atomic/host/llm"
 )
@@ -28,9 +28,18 @@ func (p *Completions) Stream(ctx context.Context, req *llm.Request, b *llm.Build
 		opts = append(opts, option.WithJSONSet(k, v))
 	}
 	svc := sdk.NewChatCompletionService(opts...)
-	stream := svc.NewStreaming(ctx, params)
-	defer stream.Close()
-	err := consumeCompletions(stream, b)
+	// The SDK makes the request (authentication, headers, errors) and
+	// parses the event stream; the events are decoded into the lean
+	// chunk type (see chunk.go) rather than the SDK's ChatCompletionChunk.
+	var raw *http.Response
+	sdkStream := svc.NewStreaming(ctx, params, option.WithResponseInto(&raw))
+	defer sdkStream.Close()
+	var err error
+	if err = sdkStream.Err(); err == nil {
+		stream := ssestream.NewStream[chunk](ssestream.NewDecoder(raw), nil)
+		defer stream.Close()
+		err = consumeCompletions(stream, b)
+	}
 	if err != nil {
 		err = convertError(err)
 	}
@@ -39,14 +48,9 @@ func (p *Completions) Stream(ctx context.Context, req *llm.Request, b *llm.Build
 
 type chunkStream interface {
 	Next() bool
-	Current() sdk.ChatCompletionChunk
+	Current() chunk
 	Err() error
 }
-
-// reasoningFields are the delta fields compatible servers use for
-// reasoning text (llama.cpp, vLLM and DeepSeek: reasoning_content; Ollama,
-// OpenRouter and Groq: reasoning).
-var reasoningFields = []string{"reasoning_content", "reasoning", "reasoning_text"}
 
 type toolSlot struct {
 	idx int
@@ -55,7 +59,7 @@ type toolSlot struct {
 
 func consumeCompletions(stream chunkStream, b *llm.Builder) error {
 	text, thinking := -1, -1
-	tools := map[int64]*toolSlot{}
+	tools := map[number]*toolSlot{}
 	var lastTool *toolSlot
 	closeTool := func() {
 		if lastTool != nil {
@@ -80,22 +84,21 @@ func consumeCompletions(stream chunkStream, b *llm.Builder) error {
 		gotAny = true
 		ch := stream.Current()
 		if ch.ID != "" && !idSet {
-			b.SetResponseID(ch.ID)
+			b.SetResponseID(string(ch.ID))
 			idSet = true
 		}
-		if ch.JSON.Usage.Valid() && ch.Usage.JSON.PromptTokens.Valid() {
-			u := ch.Usage
+		if u := ch.Usage; u != nil && u.PromptTokens != nil {
 			cached := int(u.PromptTokensDetails.CachedTokens)
 			b.SetUsage(llm.Usage{
-				Input: int(u.PromptTokens) - cached, CacheRead: cached, Output: int(u.CompletionTokens),
+				Input: int(*u.PromptTokens) - cached, CacheRead: cached, Output: int(u.CompletionTokens),
 			})
 		}
 		for _, choice := range ch.Choices {
 			if choice.Index != 0 {
 				continue
 			}
-			d := choice.Delta
-			if r := reasoningDelta(&d); r != "" {
+			d := &choice.Delta
+			if r := d.reasoning(); r != "" {
 				closeText()
 				if thinking < 0 {
 					thinking = b.StartThinking()
@@ -108,30 +111,30 @@ func consumeCompletions(stream chunkStream, b *llm.Builder) error {
 				if text < 0 {
 					text = b.StartText()
 				}
-				b.Delta(text, d.Content)
+				b.Delta(text, string(d.Content))
 			}
 			if d.Refusal != "" {
 				closeThinking()
 				if text < 0 {
 					text = b.StartText()
 				}
-				b.Delta(text, d.Refusal)
+				b.Delta(text, string(d.Refusal))
 			}
 			for _, tc := range d.ToolCalls {
 				slot := tools[tc.Index]
-				if slot == nil || (tc.ID != "" && slot.id != "" && tc.ID != slot.id) {
+				if slot == nil || (tc.ID != "" && slot.id != "" && string(tc.ID) != slot.id) {
 					closeText()
 					closeThinking()
 					closeTool()
-					id := tc.ID
+					id := string(tc.ID)
 					if id == "" {
 						id = fmt.Sprintf("call_%d", tc.Index)
 					}
-					slot = &toolSlot{idx: b.StartToolCall(id, tc.Function.Name), id: tc.ID}
+					slot = &toolSlot{idx: b.StartToolCall(id, string(tc.Function.Name)), id: string(tc.ID)}
 					tools[tc.Index] = slot
 					lastTool = slot
 				}
-				b.Delta(slot.idx, tc.Function.Arguments)
+				b.Delta(slot.idx, string(tc.Function.Arguments))
 			}
 			if choice.FinishReason != "" {
 				finished = true
@@ -161,22 +164,4 @@ func consumeCompletions(stream chunkStream, b *llm.Builder) error {
 	closeThinking()
 	closeTool()
 	return nil
-}
-
-func reasoningDelta(d *sdk.ChatCompletionChunkChoiceDelta) string {
-	for _, f := range reasoningFields {
-		field, ok := d.JSON.ExtraFields[f]
-		if !ok {
-			continue
-		}
-		raw := field.Raw()
-		if raw == "" || raw == "null" {
-			continue
-		}
-		var s string
-		if json.Unmarshal([]byte(raw), &s) == nil && s != "" {
-			return s
-		}
-	}
-	return ""
 }

@@ -315,3 +315,36 @@ func BenchmarkCompletionsStream2000(b *testing.B) {
 		}
 	}
 }
+
+// Chunks as compatible servers send them: reasoning under "reasoning",
+// nulls everywhere, fields of unexpected types (read as empty, never an
+// error), usage null before the last chunk.
+func TestCompletionsTolerantChunks(t *testing.T) {
+	srv := llmtest.Start(t)
+	ev := func(s string) llmtest.Event { return llmtest.Event{Data: s} }
+	srv.Enqueue(llmtest.Response{Events: []llmtest.Event{
+		ev(`{"id":null,"choices":[{"index":0,"delta":{"role":"assistant","content":null,"reasoning":"Thinking it over."},"finish_reason":null}],"usage":null}`),
+		ev(`{"id":"gen-1","choices":[{"index":0,"delta":{"content":"Hel","reasoning":{"unexpected":"object"}},"finish_reason":null}]}`),
+		ev(`{"id":"gen-1","choices":[{"index":0,"delta":{"content":["not","a","string"]}}]}`),
+		ev(`{"id":"gen-1","choices":[{"index":1,"delta":{"content":"other choice"}},{"index":0,"delta":{"content":"lo"}}]}`),
+		ev(`{"id":"gen-1","choices":[{"index":"0","delta":{"tool_calls":[{"index":null,"id":"call_x","function":{"name":"bash","arguments":"{\"command\":"}}]}}]}`),
+		ev(`{"id":"gen-1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"ls\"}"}}]},"finish_reason":"tool_calls"}]}`),
+		ev(`{"id":"gen-1","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"prompt_tokens_details":null}}`),
+		ev(`[DONE]`),
+	}})
+	req := &llm.Request{Model: chatModel(srv.URL), APIKey: testKey, Messages: []llm.Message{llm.UserText("hi")}, Tools: []llm.ToolSpec{bashTool()}}
+	r := run(context.Background(), openai.NewCompletions(), req)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	m := r.msg
+	if len(m.Content.Blocks) != 3 || m.Content.Blocks[0].Thinking != "Thinking it over." || m.Content.Blocks[1].Text != "Hello" {
+		t.Fatalf("blocks %+v", m.Content.Blocks)
+	}
+	if tc := m.Content.Blocks[2]; tc.ID != "call_x" || tc.Name != "bash" || tc.Arguments["command"] != "ls" {
+		t.Fatalf("tool call %+v", tc)
+	}
+	if m.StopReason != llm.StopToolUse || m.ResponseID != "gen-1" || m.Usage.Input != 12 || m.Usage.Output != 7 {
+		t.Fatalf("stop %q id %q usage %+v", m.StopReason, m.ResponseID, m.Usage)
+	}
+}
