@@ -272,7 +272,9 @@ type laneState struct {
 }
 
 // runInline runs a Quick command on the calling goroutine when no other
-// ordinary command is queued or running, and reports whether it did
+// ordinary command is queued or running and no output is waiting to be
+// written (the reading goroutine must not block on a client that stopped
+// reading), and reports whether it did
 // (after Shutdown the command is dropped, as enqueue would drop it).
 func (s *Server) runInline(cmd Command, req *Request) bool {
 	s.inMu.RLock()
@@ -281,7 +283,7 @@ func (s *Server) runInline(cmd Command, req *Request) bool {
 		return true
 	}
 	s.lane.mu.Lock()
-	if s.lane.pending > 0 {
+	if s.lane.pending > 0 || s.out.Backlogged() {
 		s.lane.mu.Unlock()
 		s.inMu.RUnlock()
 		return false

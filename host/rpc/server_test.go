@@ -100,10 +100,14 @@ func TestShutdownWithAClientThatStoppedReading(t *testing.T) {
 	srv := rpc.NewServer(rt, pw, nil)
 	srv.StallTimeout = 200 * time.Millisecond
 	srv.HandleLine([]byte(`{"type":"prompt","message":"flood"}`))
-	for i := 0; i < 100; i++ {
-		srv.HandleLine([]byte(`{"type":"get_state"}`))
-	}
-	time.Sleep(100 * time.Millisecond) // let the agent fill the queue
+	time.Sleep(100 * time.Millisecond) // let the agent fill the output queue
+	// Quick commands must not block the reading goroutine on the full
+	// output: they wait on the ordinary lane instead.
+	within(t, 5*time.Second, "HandleLine", func() {
+		for i := 0; i < 100; i++ {
+			srv.HandleLine([]byte(`{"type":"get_state"}`))
+		}
+	})
 	within(t, 5*time.Second, "Shutdown", srv.Shutdown)
 }
 

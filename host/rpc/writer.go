@@ -148,6 +148,11 @@ func (w *Writer) SendLine(line []byte) {
 	}
 }
 
+// Backlogged reports whether records are waiting to be written. The
+// reading goroutine answers a quick command itself only when they are not,
+// so that a client that stopped reading cannot block it on a full queue.
+func (w *Writer) Backlogged() bool { return w.queued.Load() > 0 }
+
 // pipeBuf is the size up to which a write to a pipe is atomic (Linux's
 // PIPE_BUF): in non-blocking mode it writes everything or nothing.
 const pipeBuf = 4096
