@@ -8,10 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/atomic-go/atomic/bench/internal/benchkit"
 )
 
 // target is one agent under measurement: how to start it in an isolated
@@ -175,7 +176,7 @@ func treeField(root int, field string) (int64, error) {
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		kb, err := statusField(pid, field)
+		kb, err := benchkit.StatusField(pid, field)
 		if err != nil {
 			if pid == root {
 				return 0, err
@@ -186,32 +187,6 @@ func treeField(root int, field string) (int64, error) {
 		queue = append(queue, children[pid]...)
 	}
 	return total, nil
-}
-
-func statusField(pid int, field string) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, field+":") {
-			f := strings.Fields(line)
-			return strconv.ParseInt(f[1], 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no %s for %d", field, pid)
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
-func medianInt(xs []int64) int64 {
-	s := append([]int64(nil), xs...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
 }
 
 func tail(s string, n int) string {

@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atomic-go/atomic/bench/internal/benchkit"
 	"github.com/atomic-go/atomic/host/llm/llmtest"
 	"github.com/atomic-go/atomic/internal/npmpkg"
 )
@@ -72,16 +73,15 @@ func main() {
 	var extraEnv envList
 	flag.Var(&extraEnv, "env", "KEY=VALUE added to atomic's environment (repeatable; e.g. ATOMIC_CPUPROFILE with a -tags pprof build)")
 	flag.Parse()
+	benchkit.Name = "compare"
 	cfg := config{cold: *cold, stream: *stream, roundTrips: *roundTrips, deltas: *deltas}
 
 	work, err := os.MkdirTemp("", "compare-")
-	check(err)
+	benchkit.Check(err)
 	defer os.RemoveAll(work)
 	if *bin == "" {
-		*bin = filepath.Join(work, "atomic")
-		cmd := exec.Command("go", "build", "-o", *bin, "./cmd/atomic")
-		cmd.Stderr = os.Stderr
-		check(cmd.Run())
+		*bin, err = benchkit.BuildAtomic(work)
+		benchkit.Check(err)
 	}
 
 	srv := llmtest.NewServer()
@@ -118,9 +118,9 @@ func main() {
 		inst, err := npmpkg.Ensure(ctx, piPackage, piVersion)
 		cancel()
 		if errors.Is(err, npmpkg.ErrUnreachable) {
-			fail("cannot install the reference agent: %v", err)
+			benchkit.Fail("cannot install the reference agent: %v", err)
 		}
-		check(err)
+		benchkit.Check(err)
 		node, _ := exec.Command("node", "--version").Output()
 		targets = append(targets, target{
 			Name: "pi", Version: piVersion + " (node " + strings.TrimSpace(string(node)) + ")", agentIn: "agent",
@@ -137,7 +137,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "measuring %s %s …\n", tg.Name, tg.Version)
 		f, err := measure(tg, work, models, cfg)
 		if err != nil {
-			fail("%s: %v", tg.Name, err)
+			benchkit.Fail("%s: %v", tg.Name, err)
 		}
 		all = append(all, f)
 	}
@@ -164,7 +164,7 @@ func measure(tg target, work, models string, cfg config) (figures, error) {
 		f.ColdStarts = append(f.ColdStarts, time.Since(p.started))
 		p.close()
 	}
-	f.ColdStart = median(f.ColdStarts)
+	f.ColdStart = benchkit.Median(f.ColdStarts)
 
 	// Peak RSS after one prompt round trip.
 	p, err := tg.start(work, models)
@@ -219,8 +219,8 @@ func measure(tg target, work, models string, cfg config) (figures, error) {
 		sizes = append(sizes, p.bytes-before)
 	}
 	p.close()
-	f.Stream = median(f.Streams)
-	f.StreamBytes = medianInt(sizes)
+	f.Stream = benchkit.Median(f.Streams)
+	f.StreamBytes = benchkit.Median(sizes)
 
 	// Sequential round trips on one process, after a warm-up command.
 	p, err = tg.start(work, models)
@@ -294,6 +294,8 @@ func list(ds []time.Duration) string {
 	return strings.Join(s, " ")
 }
 
+// ms keeps this program's format, rounded from nanoseconds (benchkit.MS
+// truncates to whole microseconds first).
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
 func mb(kib int64) float64      { return float64(kib) / 1024 }
 func kb(b int64) string         { return fmt.Sprintf("%.0f KB", float64(b)/1000) }
@@ -307,31 +309,11 @@ func version(bin string) string {
 }
 
 func machine() string {
-	model := ""
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if strings.HasPrefix(line, "model name") {
-				model = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
-				break
-			}
-		}
-	}
 	load := ""
 	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
 		load = ", load average " + strings.Join(strings.Fields(string(data))[:3], " ")
 	}
-	return fmt.Sprintf("%s, %d CPUs, %s/%s%s", model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, load)
-}
-
-func check(err error) {
-	if err != nil {
-		fail("%v", err)
-	}
-}
-
-func fail(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "compare: "+format+"\n", args...)
-	os.Exit(1)
+	return fmt.Sprintf("%s, %d CPUs, %s/%s%s", benchkit.CPUModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, load)
 }
 
 // envList is a repeatable -env flag.

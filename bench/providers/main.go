@@ -20,11 +20,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/atomic-go/atomic/bench/internal/benchkit"
 	"github.com/atomic-go/atomic/host/llm/llmtest"
 )
 
@@ -38,12 +38,10 @@ func main() {
 
 	if *bin == "" {
 		dir, err := os.MkdirTemp("", "atomic-bench-")
-		check(err)
+		benchkit.Check(err)
 		defer os.RemoveAll(dir)
-		*bin = filepath.Join(dir, "atomic")
-		cmd := exec.Command("go", "build", "-o", *bin, "./cmd/atomic")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		check(cmd.Run())
+		*bin, err = benchkit.BuildAtomic(dir)
+		benchkit.Check(err)
 	}
 	text := strings.Repeat("x", *deltas*8) // 8 bytes per delta
 	turn := llmtest.Turn{Text: text, Chunks: *deltas, Usage: llmtest.Usage{Input: 1200, Output: *deltas}}
@@ -74,10 +72,10 @@ type result struct {
 
 func once(bin, api string, render func(llmtest.Turn) llmtest.Response, turn llmtest.Turn, deltas int) result {
 	home, err := os.MkdirTemp("", "atomic-bench-home-")
-	check(err)
+	benchkit.Check(err)
 	defer os.RemoveAll(home)
 	agentDir := filepath.Join(home, ".atomic", "agent")
-	check(os.MkdirAll(agentDir, 0o700))
+	benchkit.Check(os.MkdirAll(agentDir, 0o700))
 	env := []string{"HOME=" + home, "ATOMIC_CODING_AGENT_DIR=" + agentDir, "PATH=" + os.Getenv("PATH")}
 	if render != nil {
 		srv := llmtest.NewServer()
@@ -88,33 +86,33 @@ func once(bin, api string, render func(llmtest.Turn) llmtest.Response, turn llmt
 			base += "/v1"
 		}
 		models := fmt.Sprintf(`{"providers":{"bench":{"baseUrl":%q,"api":%q,"apiKey":%q,"models":[{"id":"bench-model","contextWindow":200000,"cost":{"input":3,"output":15}}]}}}`, base, api, key)
-		check(os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(models), 0o600))
+		benchkit.Check(os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(models), 0o600))
 	} else {
 		script := filepath.Join(home, "script.jsonl")
 		step, _ := json.Marshal(map[string]any{"text": turn.Text, "chunks": deltas})
-		check(os.WriteFile(script, append(step, '\n'), 0o600))
+		benchkit.Check(os.WriteFile(script, append(step, '\n'), 0o600))
 		env = append(env, "ATOMIC_FAUX_SCRIPT="+script)
 	}
 	cmd := exec.Command(bin, "--mode", "rpc", "--no-tools")
 	cmd.Dir = home
 	cmd.Env = env
 	stdin, err := cmd.StdinPipe()
-	check(err)
+	benchkit.Check(err)
 	stdout, err := cmd.StdoutPipe()
-	check(err)
+	benchkit.Check(err)
 	cmd.Stderr = os.Stderr
-	check(cmd.Start())
+	benchkit.Check(cmd.Start())
 	r := bufio.NewReaderSize(stdout, 1<<20)
 
 	// Wait until the agent answers, so start-up is not measured.
 	_, err = io.WriteString(stdin, `{"id":"s","type":"get_state"}`+"\n")
-	check(err)
+	benchkit.Check(err)
 	readUntil(r, []byte(`"id":"s"`))
 
 	cpu0 := cpuTime(cmd.Process.Pid)
 	t0 := time.Now()
 	_, err = io.WriteString(stdin, `{"id":"p","type":"prompt","message":"go"}`+"\n")
-	check(err)
+	benchkit.Check(err)
 	n := readUntil(r, []byte(`"type":"agent_end"`))
 	wall := time.Since(t0)
 	cpu := cpuTime(cmd.Process.Pid) - cpu0
@@ -135,7 +133,7 @@ func readUntil(r *bufio.Reader, marker []byte) int {
 			return n
 		}
 		if err != nil {
-			check(fmt.Errorf("stdout ended before %s", marker))
+			benchkit.Check(fmt.Errorf("stdout ended before %s", marker))
 		}
 	}
 }
@@ -176,17 +174,7 @@ func report(name string, rs []result) {
 	for i, r := range rs {
 		walls[i], cpus[i] = r.wall, r.cpu
 	}
-	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
-	sort.Slice(cpus, func(i, j int) bool { return cpus[i] < cpus[j] })
+	w, c := benchkit.Summarize(walls), benchkit.Summarize(cpus)
 	fmt.Printf("| %s | %s (%s) | %s (%s) | %d |\n", name,
-		ms(walls[len(walls)/2]), ms(walls[0]), ms(cpus[len(cpus)/2]), ms(cpus[0]), rs[0].bytes)
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+		benchkit.MS(w.Median), benchkit.MS(w.Min), benchkit.MS(c.Median), benchkit.MS(c.Min), rs[0].bytes)
 }

@@ -10,19 +10,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/atomic-go/atomic/bench/internal/benchkit"
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/extensions/grpcext"
 	"github.com/atomic-go/atomic/host/extensions/jsext"
@@ -36,28 +33,26 @@ func main() {
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "atomic-bench-scripts-")
-	check(err)
+	benchkit.Check(err)
 	defer os.RemoveAll(tmp)
-	atomicBin := filepath.Join(tmp, "atomic")
-	cmd := exec.Command("go", "build", "-o", atomicBin, "./cmd/atomic")
-	cmd.Stderr = os.Stderr
-	check(cmd.Run())
+	atomicBin, err := benchkit.BuildAtomic(tmp)
+	benchkit.Check(err)
 
 	fmt.Println("| scenario | result |")
 	fmt.Println("|---|---|")
 	none := filepath.Join(tmp, "none")
-	check(os.MkdirAll(none, 0o755))
+	benchkit.Check(os.MkdirAll(none, 0o755))
 	s0, r0 := startup(tmp, atomicBin, nil, *runs, true)
-	fmt.Printf("| start-up to first `get_state`, no extensions (median of %d) | %s |\n", *runs, ms(s0))
-	fmt.Printf("| start-up until ready (`get_extensions`), no extensions | %s |\n", ms(r0))
+	fmt.Printf("| start-up to first `get_state`, no extensions (median of %d) | %s |\n", *runs, benchkit.MS(s0))
+	fmt.Printf("| start-up until ready (`get_extensions`), no extensions | %s |\n", benchkit.MS(r0))
 	exts := writeExtensions(filepath.Join(tmp, "exts"), *n)
 	sc, rc := startup(tmp, atomicBin, exts, *runs, true)
-	fmt.Printf("| start-up to first `get_state`, %d TypeScript extensions, cold transform cache | %s |\n", *n, ms(sc))
-	fmt.Printf("| start-up until all %d are ready, cold cache | %s |\n", *n, ms(rc))
+	fmt.Printf("| start-up to first `get_state`, %d TypeScript extensions, cold transform cache | %s |\n", *n, benchkit.MS(sc))
+	fmt.Printf("| start-up until all %d are ready, cold cache | %s |\n", *n, benchkit.MS(rc))
 	sw, rw := startup(tmp, atomicBin, exts, *runs, false)
-	fmt.Printf("| start-up to first `get_state`, %d TypeScript extensions, warm cache | %s |\n", *n, ms(sw))
-	fmt.Printf("| start-up until all %d are ready, warm cache | %s |\n", *n, ms(rw))
-	fmt.Printf("| extensions' own start-up (ready minus ready without extensions), cold / warm | %s / %s |\n", ms(rc-r0), ms(rw-r0))
+	fmt.Printf("| start-up to first `get_state`, %d TypeScript extensions, warm cache | %s |\n", *n, benchkit.MS(sw))
+	fmt.Printf("| start-up until all %d are ready, warm cache | %s |\n", *n, benchkit.MS(rw))
+	fmt.Printf("| extensions' own start-up (ready minus ready without extensions), cold / warm | %s / %s |\n", benchkit.MS(rc-r0), benchkit.MS(rw-r0))
 
 	p50, p99 := handlerLatency(exts[0], "", atomicBin, *calls)
 	fmt.Printf("| `tool_call` handler in a script, in process, p50 / p99 | %.1f µs / %.1f µs |\n", p50, p99)
@@ -65,24 +60,15 @@ func main() {
 	fmt.Printf("| `tool_call` handler in a script, isolation \"process\", p50 / p99 | %.0f µs / %.0f µs |\n", p50, p99)
 }
 
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-
 // writeExtensions writes n distinct TypeScript extensions in the
 // reference style (type imports, TypeBox, a tool, a command, handlers).
 func writeExtensions(dir string, n int) []string {
-	check(os.MkdirAll(dir, 0o755))
+	benchkit.Check(os.MkdirAll(dir, 0o755))
 	var out []string
 	for i := 0; i < n; i++ {
 		p := filepath.Join(dir, fmt.Sprintf("ext%02d.ts", i))
 		src := strings.ReplaceAll(extensionTemplate, "NN", fmt.Sprintf("%02d", i))
-		check(os.WriteFile(p, []byte(src), 0o644))
+		benchkit.Check(os.WriteFile(p, []byte(src), 0o644))
 		out = append(out, p)
 	}
 	return out
@@ -141,59 +127,10 @@ export default function (pi: ExtensionAPI) {
 }
 `
 
-type agent struct {
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	lines *bufio.Scanner
-}
-
-func startAgent(root, bin, cache string, exts []string) *agent {
-	home := filepath.Join(root, "home")
-	check(os.MkdirAll(filepath.Join(home, ".atomic", "agent"), 0o755))
-	args := []string{"--mode", "rpc"}
-	for _, p := range exts {
-		args = append(args, "-e", p)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "HOME="+home, "ATOMIC_CODING_AGENT_DIR="+filepath.Join(home, ".atomic", "agent"), "ATOMIC_JSEXT_CACHE="+cache)
-	in, err := cmd.StdinPipe()
-	check(err)
-	out, err := cmd.StdoutPipe()
-	check(err)
-	check(cmd.Start())
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	return &agent{cmd: cmd, in: in, lines: sc}
-}
-
-func (a *agent) send(line string) { _, _ = io.WriteString(a.in, line+"\n") }
-
-func (a *agent) waitFor(fragment string) string {
-	for a.lines.Scan() {
-		if line := a.lines.Text(); strings.Contains(line, fragment) {
-			return line
-		}
-	}
-	check(fmt.Errorf("agent closed its output while waiting for %s", fragment))
-	return ""
-}
-
-func (a *agent) stop() {
-	a.in.Close()
-	done := make(chan struct{})
-	go func() { _ = a.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = a.cmd.Process.Kill()
-		<-done
-	}
-}
-
-func median(ds []time.Duration) time.Duration {
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[len(ds)/2]
+// startAgent starts atomic --mode rpc with the extensions and a transform
+// cache, in a home under root.
+func startAgent(root, bin, cache string, exts []string) *benchkit.Proc {
+	return benchkit.StartAtomic(root, bin, exts, "ATOMIC_JSEXT_CACHE="+cache)
 }
 
 // startup times the first get_state response and the get_extensions
@@ -202,13 +139,13 @@ func median(ds []time.Duration) time.Duration {
 // it first.
 func startup(tmp, bin string, exts []string, runs int, cold bool) (time.Duration, time.Duration) {
 	root, err := os.MkdirTemp(tmp, "startup-")
-	check(err)
+	benchkit.Check(err)
 	cache := filepath.Join(root, "cache")
 	if !cold {
 		a := startAgent(root, bin, cache, exts)
-		a.send(`{"id":"e","type":"get_extensions"}`)
-		a.waitFor(`"id":"e"`)
-		a.stop()
+		a.Send(`{"id":"e","type":"get_extensions"}`)
+		a.WaitFor(`"id":"e"`)
+		a.Stop()
 	}
 	var state, ready []time.Duration
 	for i := 0; i < runs; i++ {
@@ -217,25 +154,18 @@ func startup(tmp, bin string, exts []string, runs int, cold bool) (time.Duration
 		}
 		start := time.Now()
 		a := startAgent(root, bin, cache, exts)
-		a.send(`{"id":"s","type":"get_state"}`)
-		a.waitFor(`"id":"s"`)
+		a.Send(`{"id":"s","type":"get_state"}`)
+		a.WaitFor(`"id":"s"`)
 		state = append(state, time.Since(start))
-		a.send(`{"id":"e","type":"get_extensions"}`)
-		line := a.waitFor(`"id":"e"`)
+		a.Send(`{"id":"e","type":"get_extensions"}`)
+		line := a.WaitFor(`"id":"e"`)
 		ready = append(ready, time.Since(start))
 		if n := strings.Count(line, `"state":"loaded"`); n != len(exts) {
-			check(fmt.Errorf("%d of %d extensions loaded: %s", n, len(exts), line))
+			benchkit.Check(fmt.Errorf("%d of %d extensions loaded: %s", n, len(exts), line))
 		}
-		a.stop()
+		a.Stop()
 	}
-	return median(state), median(ready)
-}
-
-// fakeHost is enough host for a handler that only looks at its event.
-type fakeHost struct{ extensions.Host }
-
-func (fakeHost) HandlerContext() extensions.HandlerContext {
-	return extensions.HandlerContext{Cwd: "/", Mode: "rpc", HasUI: true, SessionID: "bench"}
+	return benchkit.Median(state), benchkit.Median(ready)
 }
 
 // handlerLatency times bus.ToolCall into one script's async tool_call
@@ -246,25 +176,10 @@ func handlerLatency(path, isolation, atomicBin string, calls int) (p50, p99 floa
 	spec := extensions.Spec{Path: path, Kind: extensions.KindScript, Dir: filepath.Dir(path), Options: extensions.Options{Isolation: isolation}}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	ext, err := rt.Load(ctx, spec, fakeHost{})
-	check(err)
+	ext, err := rt.Load(ctx, spec, benchkit.FakeHost{})
+	benchkit.Check(err)
 	defer ext.Close()
 	bus := hooks.New()
 	bus.Add(ext)
-	ev := hooks.ToolCallEvent{ToolCallID: "call_1", ToolName: "bash", Input: map[string]any{"command": "ls -la"}}
-	for i := 0; i < 1000; i++ { // warm up
-		bus.ToolCall(context.Background(), ev)
-	}
-	ds := make([]time.Duration, calls)
-	for i := range ds {
-		start := time.Now()
-		d := bus.ToolCall(context.Background(), ev)
-		ds[i] = time.Since(start)
-		if d.Block {
-			check(fmt.Errorf("unexpected block: %s", d.Reason))
-		}
-	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
-	return us(ds[len(ds)/2]), us(ds[len(ds)*99/100])
+	return benchkit.ToolCallLatency(bus, 1000, calls)
 }

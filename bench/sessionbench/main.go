@@ -21,8 +21,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/atomic-go/atomic/bench/internal/benchkit"
 )
 
 func main() {
@@ -114,20 +115,13 @@ func (a *agent) request(cmd map[string]any) ([]byte, time.Duration, error) {
 	}
 }
 
-// peakRSS is the process's VmHWM in MB.
+// peakRSS is the process's VmHWM in MB, or -1 where it cannot be read.
 func (a *agent) peakRSS() float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", a.cmd.Process.Pid))
+	kib, err := benchkit.StatusField(a.cmd.Process.Pid, "VmHWM")
 	if err != nil {
 		return -1
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			f := strings.Fields(line)
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return -1
+	return float64(kib) / 1024
 }
 
 // stop ends the agent and returns the CPU time (user + system) it used.
@@ -179,8 +173,6 @@ func lastIDs(file string) (string, string, error) {
 	return ids[1], ids[0], nil
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-
 func run(bin, file string, runs int) error {
 	if bin == "" {
 		return fmt.Errorf("-bin is required")
@@ -212,7 +204,7 @@ func run(bin, file string, runs int) error {
 			return err
 		}
 		wall, rss := time.Since(a.start), a.peakRSS()
-		fmt.Printf("| start + get_state, empty session (reference) | %s | %s | %.1f MB |\n", ms(wall), ms(a.stop()), rss)
+		fmt.Printf("| start + get_state, empty session (reference) | %s | %s | %.1f MB |\n", benchkit.MS(wall), benchkit.MS(a.stop()), rss)
 	}
 
 	// Open and get_state, from process start.
@@ -239,12 +231,10 @@ func run(bin, file string, runs int) error {
 		count = strconv.Itoa(st.Data.MessageCount)
 		cpus = append(cpus, a.stop())
 	}
-	sortD := func(d []time.Duration) { sort.Slice(d, func(i, j int) bool { return d[i] < d[j] }) }
-	sortD(opens)
-	sortD(cpus)
+	o, c := benchkit.Summarize(opens), benchkit.Summarize(cpus)
 	sort.Float64s(rss)
 	fmt.Printf("| start + open + get_state (messageCount %s), median of %d (wall min %s, max %s) | %s | %s | %.1f MB (max %.1f) |\n",
-		count, runs, ms(opens[0]), ms(opens[len(opens)-1]), ms(opens[len(opens)/2]), ms(cpus[len(cpus)/2]), rss[len(rss)/2], rss[len(rss)-1])
+		count, runs, benchkit.MS(o.Min), benchkit.MS(o.Max), benchkit.MS(o.Median), benchkit.MS(c.Median), rss[len(rss)/2], rss[len(rss)-1])
 
 	prev, last, err := lastIDs(file)
 	if err != nil {
@@ -275,7 +265,7 @@ func run(bin, file string, runs int) error {
 			worst = max(worst, d)
 		}
 		rss := a.peakRSS()
-		fmt.Printf("| get_entries with since = one of the last two entries, mean of %d (max %s) | %s | %s (whole process) | %.1f MB |\n", n, ms(worst), ms(total/n), ms(a.stop()), rss)
+		fmt.Printf("| get_entries with since = one of the last two entries, mean of %d (max %s) | %s | %s (whole process) | %.1f MB |\n", n, benchkit.MS(worst), benchkit.MS(total/n), benchkit.MS(a.stop()), rss)
 	}
 	// export_html.
 	{
@@ -293,7 +283,7 @@ func run(bin, file string, runs int) error {
 		}
 		efi, _ := os.Stat(out)
 		rss := a.peakRSS()
-		fmt.Printf("| export_html (%.1f MB page) | %s | %s (whole process) | %.1f MB |\n", float64(efi.Size())/(1<<20), ms(d), ms(a.stop()), rss)
+		fmt.Printf("| export_html (%.1f MB page) | %s | %s (whole process) | %.1f MB |\n", float64(efi.Size())/(1<<20), benchkit.MS(d), benchkit.MS(a.stop()), rss)
 	}
 	// Whole-file answers, for reference: their responses are as large as
 	// the file.
@@ -310,7 +300,7 @@ func run(bin, file string, runs int) error {
 			return err
 		}
 		rss := a.peakRSS()
-		fmt.Printf("| %s without cursor (%.1f MB response, reference) | %s | %s (whole process) | %.1f MB |\n", c, float64(len(line))/(1<<20), ms(d), ms(a.stop()), rss)
+		fmt.Printf("| %s without cursor (%.1f MB response, reference) | %s | %s (whole process) | %.1f MB |\n", c, float64(len(line))/(1<<20), benchkit.MS(d), benchkit.MS(a.stop()), rss)
 	}
 	return nil
 }

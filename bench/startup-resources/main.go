@@ -20,9 +20,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/atomic-go/atomic/bench/internal/benchkit"
 )
 
 func main() {
@@ -52,10 +53,8 @@ func run(runs, warmup, nSkills, nTemplates int) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "atomic")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/atomic")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	bin, err := benchkit.BuildAtomic(tmp)
+	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
 	empty, err := makeScenario(tmp, "none", 0, 0)
@@ -91,11 +90,11 @@ func run(runs, warmup, nSkills, nTemplates int) error {
 	} {
 		fmt.Printf("\n%s\n%-28s %9s %9s %9s %9s\n", m.title, "case", "min", "median", "mean", "p90")
 		for _, sc := range cases {
-			s := stats(m.get(sc))
-			fmt.Printf("%-28s %9s %9s %9s %9s\n", sc.name, ms(s.min), ms(s.median), ms(s.mean), ms(s.p90))
+			s := benchkit.Summarize(m.get(sc))
+			fmt.Printf("%-28s %9s %9s %9s %9s\n", sc.name, ms(s.Min), ms(s.Median), ms(s.Mean), ms(s.P90))
 		}
-		a, b := stats(m.get(empty)), stats(m.get(loaded))
-		fmt.Printf("%-28s %9s %9s %9s %9s\n", "added", ms(b.min-a.min), ms(b.median-a.median), ms(b.mean-a.mean), ms(b.p90-a.p90))
+		a, b := benchkit.Summarize(m.get(empty)), benchkit.Summarize(m.get(loaded))
+		fmt.Printf("%-28s %9s %9s %9s %9s\n", "added", ms(b.Min-a.Min), ms(b.Median-a.Median), ms(b.Mean-a.Mean), ms(b.P90-a.P90))
 	}
 	return nil
 }
@@ -194,16 +193,6 @@ func measure(bin string, sc *scenario) (state, commands, cpu time.Duration, err 
 	return state, commands, ps.UserTime() + ps.SystemTime(), nil
 }
 
-type summary struct{ min, median, mean, p90 time.Duration }
-
-func stats(ds []time.Duration) summary {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	var sum time.Duration
-	for _, d := range s {
-		sum += d
-	}
-	return summary{min: s[0], median: s[len(s)/2], mean: sum / time.Duration(len(s)), p90: s[len(s)*9/10]}
-}
-
+// ms keeps this program's format, with no space before the unit
+// (benchkit.MS has one).
 func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000) }

@@ -19,10 +19,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/atomic-go/atomic/bench/internal/benchkit"
 )
 
 func main() {
@@ -32,15 +33,14 @@ func main() {
 	roundTrips := flag.Int("roundtrips", 1000, "sequential get_state round trips")
 	asJSON := flag.Bool("json", false, "print the results as JSON")
 	flag.Parse()
+	benchkit.Name = "corebench"
 
 	work, err := os.MkdirTemp("", "corebench-")
-	check(err)
+	benchkit.Check(err)
 	defer os.RemoveAll(work)
 	if *bin == "" {
-		*bin = filepath.Join(work, "atomic")
-		cmd := exec.Command("go", "build", "-o", *bin, "./cmd/atomic")
-		cmd.Stderr = os.Stderr
-		check(cmd.Run())
+		*bin, err = benchkit.BuildAtomic(work)
+		benchkit.Check(err)
 	}
 
 	res := results{Machine: machine(), Deltas: *deltas, RoundTrips: *roundTrips, Samples: *n}
@@ -63,7 +63,8 @@ func main() {
 	a.waitFor(`"type":"agent_end"`)
 	a.send(`{"id":"s","type":"get_state"}`)
 	a.waitFor(`"id":"s"`)
-	res.PeakRSSKiB = vmHWM(a.cmd.Process.Pid)
+	res.PeakRSSKiB, err = benchkit.StatusField(a.cmd.Process.Pid, "VmHWM")
+	benchkit.Check(err)
 	a.close()
 
 	// A prompt streaming many deltas: every sample is one scripted turn.
@@ -74,7 +75,7 @@ func main() {
 		sb.Write(step)
 		sb.WriteByte('\n')
 	}
-	check(os.WriteFile(script, []byte(sb.String()), 0o600))
+	benchkit.Check(os.WriteFile(script, []byte(sb.String()), 0o600))
 	a = start(*bin, work, []string{"ATOMIC_FAUX_SCRIPT=" + script})
 	var streams []time.Duration
 	var bytesOut []float64
@@ -94,14 +95,13 @@ func main() {
 		streams = append(streams, d)
 		bytesOut = append(bytesOut, float64(a.bytes-before))
 		if got := a.updates - a.lastUpdates; got < *deltas {
-			fail("expected at least %d message_update records, got %d", *deltas, got)
+			benchkit.Fail("expected at least %d message_update records, got %d", *deltas, got)
 		}
 		a.lastUpdates = a.updates
 	}
 	a.close()
 	res.Stream = stats(streams)
-	sort.Float64s(bytesOut)
-	res.StreamStdoutBytes = int64(bytesOut[len(bytesOut)/2])
+	res.StreamStdoutBytes = int64(benchkit.Median(bytesOut))
 
 	// Sequential get_state round trips on one process.
 	a = start(*bin, work, nil)
@@ -128,10 +128,10 @@ type summary struct {
 	Median, Min, P90, Max time.Duration
 }
 
+// stats keeps the fields (and their order) of the -json output.
 func stats(ds []time.Duration) summary {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return summary{Median: s[len(s)/2], Min: s[0], P90: s[len(s)*9/10], Max: s[len(s)-1]}
+	s := benchkit.Summarize(ds)
+	return summary{Median: s.Median, Min: s.Min, P90: s.P90, Max: s.Max}
 }
 
 type results struct {
@@ -146,6 +146,8 @@ type results struct {
 	RoundTripsTotal   time.Duration
 }
 
+// ms keeps this program's format, two decimals from nanoseconds
+// (benchkit.MS has one decimal).
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 
 func (r results) print() {
@@ -174,24 +176,24 @@ type agent struct {
 
 func start(bin, work string, env []string) *agent {
 	home, err := os.MkdirTemp(work, "home-")
-	check(err)
+	benchkit.Check(err)
 	cmd := exec.Command(bin, "--mode", "rpc")
 	cmd.Dir = home
 	cmd.Env = append([]string{"HOME=" + home, "ATOMIC_CODING_AGENT_DIR=" + filepath.Join(home, "agent"), "PATH=" + os.Getenv("PATH")}, env...)
 	stdin, err := cmd.StdinPipe()
-	check(err)
+	benchkit.Check(err)
 	stdout, err := cmd.StdoutPipe()
-	check(err)
+	benchkit.Check(err)
 	cmd.Stderr = os.Stderr
 	a := &agent{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20)}
 	a.started = time.Now()
-	check(cmd.Start())
+	benchkit.Check(cmd.Start())
 	return a
 }
 
 func (a *agent) send(line string) {
 	_, err := io.WriteString(a.stdin, line+"\n")
-	check(err)
+	benchkit.Check(err)
 }
 
 // waitFor reads records until one contains marker.
@@ -203,11 +205,11 @@ func (a *agent) waitFor(marker string) {
 			// A record longer than the buffer: count it and skip the rest.
 			a.bytes += int64(len(line))
 			rest, err := a.out.ReadBytes('\n')
-			check(err)
+			benchkit.Check(err)
 			a.bytes += int64(len(rest))
 			continue
 		}
-		check(err)
+		benchkit.Check(err)
 		a.bytes += int64(len(line))
 		if bytes.HasPrefix(line, []byte(`{"type":"message_update"`)) {
 			a.updates++
@@ -225,42 +227,6 @@ func (a *agent) close() {
 	_ = a.cmd.Wait()
 }
 
-// vmHWM returns the peak resident set size of a process in KiB.
-func vmHWM(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	check(err)
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			f := strings.Fields(line)
-			n, err := strconv.ParseInt(f[1], 10, 64)
-			check(err)
-			return n
-		}
-	}
-	fail("no VmHWM in /proc/%d/status", pid)
-	return 0
-}
-
 func machine() string {
-	model := ""
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if strings.HasPrefix(line, "model name") {
-				model = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
-				break
-			}
-		}
-	}
-	return fmt.Sprintf("%s, %d CPUs, %s %s/%s", model, runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-}
-
-func check(err error) {
-	if err != nil {
-		fail("%v", err)
-	}
-}
-
-func fail(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "corebench: "+format+"\n", args...)
-	os.Exit(1)
+	return fmt.Sprintf("%s, %d CPUs, %s %s/%s", benchkit.CPUModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
