@@ -110,6 +110,10 @@ func makeScenario(tmp, name string, nSkills, nTemplates int) (*scenario, error) 
 			return nil, err
 		}
 	}
+	// The project's half is used only in a trusted project.
+	if err := write(filepath.Join(agentDir, "settings.json"), `{"defaultProjectTrust":"always"}`); err != nil {
+		return nil, err
+	}
 	body := strings.Repeat("Run the checks, read what they report, and fix the causes one by one. ", 20)
 	for i := range nSkills {
 		root := filepath.Join(agentDir, "skills")

@@ -69,7 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
 	fs.BoolVar(&f.noContextFiles, "no-context-files", false, "do not read AGENTS.md / CLAUDE.md files")
 	fs.StringVar(&f.systemPrompt, "system-prompt", "", "replace the system prompt (text or a file path)")
 	fs.StringVar(&f.appendSystem, "append-system-prompt", "", "append to the system prompt (text or a file path)")
-	fs.BoolVar(&f.trustProject, "trust-project", false, "trust this project's extensions without asking")
+	fs.BoolVar(&f.trustProject, "trust-project", false, "trust this project (its extensions, skills, templates, context files and settings) and record it")
 	fs.BoolVar(&f.offline, "offline", false, "do not use the network for catalog refreshes")
 	fs.StringVar(&f.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (default warn)")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs to this file instead of stderr")

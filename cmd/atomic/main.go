@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/atomic-go/atomic/host/app"
-	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/rpc"
@@ -109,14 +108,11 @@ func run(args []string) int {
 	if f.sessionDir != "" {
 		overrides["sessionDir"] = f.sessionDir
 	}
-	loaded, err := config.Load(config.ResolvePaths(cwd), true, overrides)
-	if err != nil {
-		fmt.Fprintln(stderr, "atomic:", err)
-		return 1
-	}
 	tools := f.activeTools()
+	// app.New decides project trust and then loads the settings (the
+	// project's file only in a trusted project).
 	rt, err := app.New(app.Options{
-		Cwd: cwd, Mode: mode, Settings: loaded,
+		Cwd: cwd, Mode: mode, SettingsOverrides: overrides,
 		Provider: f.provider, Model: f.model, ThinkingLevel: f.thinking,
 		NoSession: f.noSession, SessionPath: f.session, Continue: f.continueLatest, SessionName: f.name,
 		Tools: tools, NoTools: f.noTools,

@@ -34,9 +34,13 @@ const (
 
 // Options configure a runtime. Zero values mean defaults.
 type Options struct {
-	Cwd      string
-	Mode     string
-	Settings *config.Loaded
+	Cwd  string
+	Mode string
+	// Settings are the loaded settings; nil loads them for Cwd, the
+	// project's file only when the project is trusted (see trust.go),
+	// with SettingsOverrides (flag values in settings syntax) on top.
+	Settings          *config.Loaded
+	SettingsOverrides map[string]any
 
 	Provider      string // --provider
 	Model         string // --model
@@ -56,7 +60,8 @@ type Options struct {
 	// Extensions are the -e paths; NoExtensions keeps only those.
 	Extensions   []string
 	NoExtensions bool
-	// TrustProject trusts the project's extensions (--trust-project).
+	// TrustProject trusts the project and records the trust
+	// (--trust-project); see extensions.DecideProjectTrust for the rule.
 	TrustProject bool
 	// ExtensionFlags are command-line values of extension flags.
 	ExtensionFlags map[string]string
@@ -71,9 +76,9 @@ type Options struct {
 	NoSkills          bool
 	NoPromptTemplates bool
 	NoContextFiles    bool
-	// ProjectTrusted decides whether the project's own skills, templates,
-	// context files and system prompt files are used; nil means trusted.
-	// The extension host's trust rule plugs in here (or SetProjectTrust).
+	// ProjectTrusted, when set, replaces the trust rule for the project's
+	// own skills, templates, context files and system prompt files (tests,
+	// embedders); nil applies extensions.DecideProjectTrust.
 	ProjectTrusted func() bool
 
 	Log *slog.Logger
@@ -125,6 +130,7 @@ type Runtime struct {
 	prov         *provState // providers, credentials, retry (catalog.go, retry.go)
 
 	ext       extState
+	trust     trustState // project trust (trust.go)
 	shutdown  shutdownState
 	closeOnce sync.Once
 
@@ -156,8 +162,14 @@ func New(opts Options) (*Runtime, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	// Trust is decided before anything of the project is read.
+	agentDir := config.ResolvePaths(opts.Cwd).AgentDir
+	if opts.Settings != nil && opts.Settings.Paths.AgentDir != "" {
+		agentDir = opts.Settings.Paths.AgentDir
+	}
+	trusted := decideStartTrust(agentDir, opts.Cwd, opts.TrustProject, opts.Log)
 	if opts.Settings == nil {
-		loaded, err := config.Load(config.ResolvePaths(opts.Cwd), true, nil)
+		loaded, err := loadSettings(opts, trusted)
 		if err != nil {
 			return nil, err
 		}
@@ -202,8 +214,13 @@ func New(opts Options) (*Runtime, error) {
 	if err := rt.openInitialSession(); err != nil {
 		return nil, err
 	}
+	if c := rt.Cwd(); c != opts.Cwd {
+		// The session works in another project: that one is judged.
+		trusted = decideStartTrust(agentDir, c, opts.TrustProject, opts.Log)
+	}
+	rt.setTrust(rt.Cwd(), trusted)
 	rt.initResources()
-	rt.setupExtensions()
+	rt.setupExtensions(trusted)
 	return rt, nil
 }
 

@@ -44,7 +44,8 @@ type extState struct {
 }
 
 // setupExtensions discovers and starts extensions in the background.
-func (rt *Runtime) setupExtensions() {
+// trusted is the start-up trust decision for rt.Cwd().
+func (rt *Runtime) setupExtensions(trusted bool) {
 	rt.ext.lastLevel = rt.thinking
 	rt.ext.bus.Log = rt.log
 	rt.ext.bus.OnError = rt.reportExtensionError
@@ -53,19 +54,11 @@ func (rt *Runtime) setupExtensions() {
 	runtimes := append([]extensions.Runtime{plugins, rt.scriptRuntime(plugins)}, rt.opts.ExtensionRuntimes...)
 	rt.ext.mgr = extensions.NewManager(extensions.Config{
 		Bus: rt.ext.bus, Host: &extHost{rt: rt}, Runtimes: runtimes, Log: rt.log,
-		AgentDir: rt.paths.AgentDir, Cwd: rt.Cwd(), TrustProject: rt.opts.TrustProject,
-		DefaultTrust: extensions.UserDefaultTrust(rt.paths.AgentDir), OnError: rt.reportExtensionError,
+		AgentDir: rt.agentDir(), Cwd: rt.Cwd(), TrustProject: rt.opts.TrustProject, StartTrusted: &trusted,
+		OnError: rt.reportExtensionError,
 	})
 	rt.ext.mgr.Start(rt.discoverExtensions())
 	rt.SetCommandProvider(extCommands{rt: rt})
-	if rt.opts.ProjectTrusted == nil {
-		// The project's text resources (context files, skills, templates,
-		// SYSTEM.md) are used unless trust is refused by settings
-		// (defaultProjectTrust "never") and not granted; code (project
-		// extensions) needs recorded trust, see host/extensions.
-		never := extensions.UserDefaultTrust(rt.paths.AgentDir) == "never"
-		rt.SetProjectTrust(func() bool { return !never || rt.ext.mgr.Trusted() })
-	}
 	rt.SetResourceDiscoverer(rt.resourcesDiscover)
 	rt.installSessionHooks()
 	rt.installCompactionHooks()
@@ -118,6 +111,9 @@ func (rt *Runtime) reloadExtensions(ctx context.Context, phase string) error {
 		rt.ext.bus.Flush(3 * time.Second)
 		rt.unregisterExtensionTools()
 		err := rt.ext.mgr.Reload(ctx, rt.discoverExtensions())
+		// Reload decides trust again (a changed extension file asks
+		// again); the resources discovered next follow the decision.
+		rt.setTrust(rt.ext.mgr.Cwd(), rt.ext.mgr.Trusted())
 		rt.registerExtensionTools()
 		return err
 	case ReloadStart:
@@ -222,15 +218,18 @@ func (rt *Runtime) ExtensionStatuses() []extensions.Status {
 	return rt.ext.mgr.Statuses()
 }
 
-// TrustProject trusts the project and loads its extensions.
+// TrustProject trusts the project (records the trust), loads its
+// extensions and discovers its skills, templates, context files and
+// system prompt files again, so they are used at once. Its settings file
+// is read from the next start.
 func (rt *Runtime) TrustProject(ctx context.Context) (int, error) {
 	rt.extReady()
 	n, err := rt.ext.mgr.TrustProject(ctx)
 	if err != nil {
 		return 0, err
 	}
+	rt.setTrust(rt.ext.mgr.Cwd(), true)
 	rt.registerExtensionTools()
-	// The project's own resources may now be used.
 	rt.RediscoverResources(ctx, "startup")
 	return n, nil
 }

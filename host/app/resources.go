@@ -26,7 +26,8 @@ type resourceState struct {
 	set *resources.Set
 
 	// trusted decides whether the project's own files are used (nil:
-	// trusted). See SetProjectTrust.
+	// trusted). It is rt.projectTrusted unless replaced (SetProjectTrust,
+	// Options.ProjectTrusted).
 	trusted func() bool
 	// discover returns extra skill and template paths (the extension
 	// host's resources_discover); nil for none.
@@ -59,12 +60,11 @@ type ReloadHook func(ctx context.Context, phase string) error
 // ErrReloadBusy is returned by Reload while a run is in flight.
 var ErrReloadBusy = errors.New("Cannot reload while the agent is running. Wait for it to finish, or send abort first.")
 
-// SetProjectTrust sets the predicate that decides whether the project's
-// own files are used: its skills, prompt templates, settings lists,
-// SYSTEM.md and APPEND_SYSTEM.md, and the AGENTS.md / CLAUDE.md files of
-// the cwd and its parents. Until the extension host sets it (or
-// Options.ProjectTrusted), projects are trusted. It takes effect at the
-// next Reload.
+// SetProjectTrust replaces the predicate that decides whether the
+// project's own files are used: its skills, prompt templates, settings
+// lists, SYSTEM.md and APPEND_SYSTEM.md, and the AGENTS.md / CLAUDE.md
+// files of the cwd and its parents. By default the project trust rule
+// decides (trust.go). It takes effect at the next Reload.
 func (rt *Runtime) SetProjectTrust(trusted func() bool) {
 	rt.res.mu.Lock()
 	rt.res.trusted = trusted
@@ -91,6 +91,9 @@ func (rt *Runtime) OnReload(h ReloadHook) {
 // are answered at once; everything that needs them waits for it.
 func (rt *Runtime) initResources() {
 	rt.res.trusted = rt.opts.ProjectTrusted
+	if rt.res.trusted == nil {
+		rt.res.trusted = rt.projectTrusted
+	}
 	rt.res.ready = make(chan struct{})
 	go func() {
 		rt.installResources(rt.discoverResources(rt.baseCtx, "startup"))
@@ -131,11 +134,16 @@ func (rt *Runtime) discoverResources(ctx context.Context, reason string) *resour
 	for _, p := range rt.opts.PromptTemplates {
 		opts.TemplatePaths = append(opts.TemplatePaths, config.ExpandPath(p, rt.opts.Cwd))
 	}
+	var skipped []resources.Diagnostic
 	for _, layer := range []struct{ file, scope string }{
 		{paths.ProjectSettingsFile(), resources.ScopeProject},
 		{paths.GlobalSettingsFile(), resources.ScopeUser},
 	} {
 		if layer.scope == resources.ScopeProject && !trusted {
+			if _, err := os.Stat(layer.file); err == nil {
+				skipped = append(skipped, resources.Diagnostic{Type: resources.DiagWarning, ResourceType: resources.KindSettings,
+					Message: resources.UntrustedMessage, Path: layer.file})
+			}
 			continue
 		}
 		for key, dst := range map[string]*[]resources.PathEntry{"skills": &opts.SettingsSkills, "prompts": &opts.SettingsTemplates} {
@@ -158,10 +166,15 @@ func (rt *Runtime) discoverResources(ctx context.Context, reason string) *resour
 		}
 	}
 	set := resources.Load(opts)
+	set.Diagnostics = append(skipped, set.Diagnostics...)
 	for _, d := range set.Diagnostics {
+		if d.Message == resources.UntrustedMessage {
+			continue // logged once by warnSkipped
+		}
 		attrs := []any{"type", d.Type, "resource", d.ResourceType, "path", d.Path, "problem", d.Message}
 		rt.log.Warn("resource problem", attrs...)
 	}
+	rt.warnSkipped(opts.Cwd, set.Diagnostics)
 	rt.log.Debug("resources loaded", "reason", reason, "skills", len(set.Skills), "templates", len(set.Templates),
 		"contextFiles", len(set.ContextFiles), "trusted", trusted)
 	return set

@@ -40,7 +40,7 @@ func writeTestFile(t *testing.T, path, text string) {
 }
 
 func TestSystemPromptFollowsToolsAndReload(t *testing.T) {
-	rt, cwd := newTestRuntime(t, Options{})
+	rt, cwd := newTestRuntime(t, Options{TrustProject: true})
 	first := rt.systemPrompt()
 	if strings.Contains(first, "<name>deploy</name>") || !strings.Contains(first, "<name>create-skill</name>") {
 		t.Fatalf("initial prompt:\n%s", first)

@@ -49,8 +49,9 @@ type Discovered struct {
 	Specs []Spec
 	// Problems are paths that could not be used.
 	Problems []Status
-	// ProjectSettings is the project settings file when it lists
-	// extensions (part of the project's trust fingerprint).
+	// ProjectSettings is the project settings file when it exists (part
+	// of the project's trust fingerprint: it can list extensions and set
+	// the shell that runs commands).
 	ProjectSettings string
 }
 
@@ -91,7 +92,7 @@ func Discover(o DiscoverOptions) Discovered {
 	if problem != nil {
 		d.Problems = append(d.Problems, *problem)
 	}
-	if len(entries) > 0 {
+	if fileExists(projectSettings) {
 		d.ProjectSettings = projectSettings
 	}
 	for _, e := range entries {

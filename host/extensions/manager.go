@@ -21,12 +21,13 @@ type Config struct {
 	Log      *slog.Logger
 	AgentDir string
 	Cwd      string
-	// TrustProject trusts the project's extensions for this run and
-	// records the trust (--trust-project).
+	// TrustProject trusts the project for this run and records the trust
+	// (--trust-project). See DecideProjectTrust for the whole rule.
 	TrustProject bool
-	// DefaultTrust is settings' defaultProjectTrust: "always" trusts every
-	// project, "never" none, anything else asks (untrusted until recorded).
-	DefaultTrust string
+	// StartTrusted is the start-up trust decision when the caller has made
+	// it already (with DecideProjectTrust, for the same AgentDir, Cwd and
+	// TrustProject); nil lets Start decide. Reload always decides again.
+	StartTrusted *bool
 	// OnError reports load failures (as extension_error, event "load").
 	OnError func(hooks.ExtensionError)
 }
@@ -87,14 +88,8 @@ func (m *Manager) Start(d Discovered) {
 	m.mu.Lock()
 	m.disc = d
 	m.statuses = append(m.statuses, d.Problems...)
-	m.fp = Fingerprint(m.cfg.Cwd, d.Specs, d.ProjectSettings)
-	hasProject := false
-	for _, s := range d.Specs {
-		if s.Scope == ScopeProject {
-			hasProject = true
-		}
-	}
-	m.trusted = m.decideTrust(hasProject)
+	m.fp = ProjectFingerprint(m.cfg.AgentDir, m.cfg.Cwd)
+	m.trusted = m.decideTrust()
 	for _, s := range d.Specs {
 		switch {
 		case s.Options.Disabled:
@@ -107,13 +102,18 @@ func (m *Manager) Start(d Discovered) {
 			allowed = append(allowed, s)
 		}
 	}
+	pending := append([]Spec(nil), m.pending...)
 	m.mu.Unlock()
 	for _, p := range d.Problems {
 		m.cfg.Log.Warn("extension problem", "path", p.Path, "problem", p.Message)
 		m.reportLoad(p.Path, p.Message)
 	}
-	if len(m.pending) > 0 {
-		m.cfg.Log.Warn("project extensions skipped: the project is not trusted", "project", m.cfg.Cwd, "count", len(m.pending))
+	if len(pending) > 0 {
+		var paths []string
+		for _, s := range pending {
+			paths = append(paths, s.Path)
+		}
+		m.cfg.Log.Warn("project extensions skipped: the project is not trusted", "project", m.cfg.Cwd, "extensions", paths)
 	}
 	m.mu.Lock()
 	ready := m.ready
@@ -124,22 +124,18 @@ func (m *Manager) Start(d Discovered) {
 	}()
 }
 
-func (m *Manager) decideTrust(hasProject bool) bool {
-	if !hasProject {
-		return IsTrusted(m.cfg.AgentDir, m.cfg.Cwd, m.fp)
+// decideTrust applies DecideProjectTrust (once, the caller's start-up
+// decision when it gave one). Called with m.mu held.
+func (m *Manager) decideTrust() bool {
+	if st := m.cfg.StartTrusted; st != nil {
+		m.cfg.StartTrusted = nil
+		return *st
 	}
-	switch {
-	case m.cfg.TrustProject:
-		if err := Trust(m.cfg.AgentDir, m.cfg.Cwd, m.fp); err != nil {
-			m.cfg.Log.Warn("cannot record project trust", "err", err)
-		}
-		return true
-	case m.cfg.DefaultTrust == "always":
-		return true
-	case m.cfg.DefaultTrust == "never":
-		return false
+	ok, err := DecideProjectTrust(m.cfg.AgentDir, m.cfg.Cwd, m.cfg.TrustProject)
+	if err != nil {
+		m.cfg.Log.Warn("cannot record project trust", "err", err)
 	}
-	return IsTrusted(m.cfg.AgentDir, m.cfg.Cwd, m.fp)
+	return ok
 }
 
 func (m *Manager) reportLoad(path, msg string) {
@@ -305,6 +301,9 @@ func (m *Manager) Statuses() []Status {
 	}
 	return out
 }
+
+// Cwd is the project the manager decides trust for.
+func (m *Manager) Cwd() string { return m.cfg.Cwd }
 
 // Trusted reports whether the project's extensions may run.
 func (m *Manager) Trusted() bool {

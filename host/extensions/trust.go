@@ -18,8 +18,8 @@ import (
 //
 //	{"version": 1, "projects": {"/abs/project": {"fingerprint": "sha256:…", "trustedAt": "…"}}}
 //
-// The fingerprint covers every project extension file (and the project
-// settings that list extensions), so a changed or added file asks again.
+// The fingerprint covers every project extension file and the project
+// settings file, so a changed or added file asks again.
 const TrustFile = "trust.json"
 
 type trustDoc struct {
@@ -145,6 +145,42 @@ func scriptTree(dir string) []string {
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
+}
+
+// ProjectFingerprint fingerprints the project at cwd as it is on disk:
+// its extension files and its settings file. The command line (-e,
+// --no-extensions) does not change it, so one recorded trust holds for
+// every way of starting the agent in the project.
+func ProjectFingerprint(agentDir, cwd string) string {
+	d := Discover(DiscoverOptions{AgentDir: agentDir, Cwd: cwd})
+	return Fingerprint(cwd, d.Specs, d.ProjectSettings)
+}
+
+// DecideProjectTrust is the trust rule for everything a project supplies
+// (extensions, skills, prompt templates, context files, SYSTEM.md,
+// APPEND_SYSTEM.md, ./.atomic/settings.json). The project at cwd is
+// trusted when
+//
+//   - flag is set (--trust-project): the trust is recorded too;
+//   - the user's settings say defaultProjectTrust "always";
+//   - trust.json records the project with its current fingerprint, unless
+//     the user's settings say defaultProjectTrust "never".
+//
+// Otherwise ("ask", the default) it is untrusted until trust is recorded.
+// The error is a failure to record the trust; the project is trusted all
+// the same.
+func DecideProjectTrust(agentDir, cwd string, flag bool) (bool, error) {
+	switch def := UserDefaultTrust(agentDir); {
+	case flag && agentDir == "":
+		return true, nil
+	case flag:
+		return true, Trust(agentDir, cwd, ProjectFingerprint(agentDir, cwd))
+	case def == "always":
+		return true, nil
+	case def == "never":
+		return false, nil
+	}
+	return IsTrusted(agentDir, cwd, ProjectFingerprint(agentDir, cwd)), nil
 }
 
 // IsTrusted reports whether the project is recorded as trusted with this

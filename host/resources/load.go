@@ -93,6 +93,7 @@ func Load(opts Options) *Set {
 	}
 	set.SystemFile, set.SystemText = set.systemFile(opts, "SYSTEM.md")
 	set.AppendFile, set.AppendText = set.systemFile(opts, "APPEND_SYSTEM.md")
+	set.Diagnostics = append(set.Diagnostics, skippedProjectFiles(opts)...)
 	return set
 }
 

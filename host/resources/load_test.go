@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -175,6 +176,24 @@ func TestDiscoveryUntrustedProject(t *testing.T) {
 	}
 	if set.SystemText != "" || set.AppendText != "user append" {
 		t.Errorf("system files without trust: %q %q", set.SystemText, set.AppendText)
+	}
+	// What was left out is named, as warnings; the user's files are not.
+	var skipped []string
+	for _, d := range set.Diagnostics {
+		if d.Message == UntrustedMessage {
+			rel, _ := filepath.Rel(root, d.Path)
+			skipped = append(skipped, d.ResourceType+":"+filepath.ToSlash(rel))
+		}
+	}
+	for _, want := range []string{"context:repo/AGENTS.md", "context:repo/work/AGENTS.md", "system:repo/work/.atomic/SYSTEM.md"} {
+		if !slices.Contains(skipped, want) {
+			t.Errorf("%s not reported as skipped: %v", want, skipped)
+		}
+	}
+	for _, s := range skipped {
+		if strings.Contains(s, "agent/") {
+			t.Errorf("a user file reported as skipped: %s", s)
+		}
 	}
 }
 

@@ -48,7 +48,7 @@ func (s SourceInfo) Location() string {
 
 // Diagnostic types.
 const (
-	DiagWarning   = "warning"   // loaded, but something is wrong
+	DiagWarning   = "warning"   // loaded, but something is wrong; or left out on purpose (untrusted project)
 	DiagError     = "error"     // not loaded
 	DiagCollision = "collision" // another resource of the same name won
 )
@@ -59,6 +59,9 @@ const (
 	KindPrompt  = "prompt"
 	KindContext = "context"
 	KindSystem  = "system"
+	// KindSettings is the project settings file (its skill and prompt
+	// lists), named when an untrusted project's file is skipped.
+	KindSettings = "settings"
 )
 
 // Diagnostic is a problem found while loading resources. Loading never

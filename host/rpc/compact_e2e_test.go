@@ -141,24 +141,9 @@ func TestCompactTooSmallAndBadReplies(t *testing.T) {
 	}
 }
 
-// projectWithSettings returns a working directory whose project settings
-// are the given JSON.
-func projectWithSettings(t *testing.T, settings string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".atomic"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".atomic", "settings.json"), []byte(settings), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 func TestCompactRetriesTransientPlannerErrors(t *testing.T) {
-	dir := projectWithSettings(t, `{"retry":{"baseDelayMs":10,"maxDelayMs":50}}`)
 	script := append(longAnswers(5), map[string]any{"error": "overloaded", "status": 529}, map[string]any{"text": "1,4\n"})
-	a := e2e.Start(t, e2e.Options{Dir: dir, Script: script})
+	a := e2e.Start(t, e2e.Options{AgentFiles: map[string]string{"settings.json": `{"retry":{"baseDelayMs":10,"maxDelayMs":50}}`}, Script: script})
 	for i := 0; i < 5; i++ {
 		settle(t, a, fmt.Sprintf("request %d", i))
 	}

@@ -107,8 +107,8 @@ func TestCompactPersistsAndReopenDoesNotReplan(t *testing.T) {
 }
 
 func TestCompactWithPreserveZeroKeepsNoTail(t *testing.T) {
-	dir := projectWithSettings(t, `{"compaction":{"preserve_recent":0}}`)
-	a := e2e.Start(t, e2e.Options{Dir: dir, Script: append(longAnswers(4), map[string]any{"text": "2,3\n"})})
+	a := e2e.Start(t, e2e.Options{AgentFiles: map[string]string{"settings.json": `{"compaction":{"preserve_recent":0}}`},
+		Script: append(longAnswers(4), map[string]any{"text": "2,3\n"})})
 	for i := 0; i < 4; i++ {
 		settle(t, a, fmt.Sprintf("request %d", i))
 	}

@@ -24,6 +24,9 @@ func project(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// trustArgs trust the test project: its files are used only then.
+var trustArgs = []string{"--trust-project"}
+
 func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -116,7 +119,7 @@ func TestGetCommandsE2E(t *testing.T) {
 		".atomic/prompts/not-a-prompt":  "ignored",
 		".agents/skills/other/SKILL.md": "---\ndescription: Another skill\n---\nbody",
 	})
-	a := e2e.Start(t, e2e.Options{Dir: dir})
+	a := e2e.Start(t, e2e.Options{Dir: dir, Args: trustArgs})
 	cmds := commands(t, a)
 
 	review := findCommand(cmds, "review")
@@ -176,7 +179,7 @@ func TestSkillAndTemplateExpansionAtProvider(t *testing.T) {
 		".atomic/prompts/review.md":    reviewTemplate,
 		".atomic/skills/lint/SKILL.md": lintSkill,
 	})
-	a := e2e.Start(t, e2e.Options{Dir: dir, Script: []map[string]any{{"text": "ok"}, {"text": "ok"}, {"text": "ok"}}})
+	a := e2e.Start(t, e2e.Options{Dir: dir, Args: trustArgs, Script: []map[string]any{{"text": "ok"}, {"text": "ok"}, {"text": "ok"}}})
 	a.PromptAndWait("/skill:lint   fix main.go please ")
 	a.PromptAndWait(`/review main.go "error handling" $1 tests`)
 	a.PromptAndWait("/nosuch command stays as typed")
@@ -214,7 +217,7 @@ func TestSystemPromptHasSkillsAndContextFiles(t *testing.T) {
 		"AGENTS.md":                      "Use tabs & <not> spaces.",
 		"sub/AGENTS.md":                  "Sub rules.",
 	})
-	a := e2e.Start(t, e2e.Options{Dir: filepath.Join(dir, "sub"), Script: []map[string]any{{"text": "a"}, {"text": "b"}}})
+	a := e2e.Start(t, e2e.Options{Dir: filepath.Join(dir, "sub"), Args: trustArgs, Script: []map[string]any{{"text": "a"}, {"text": "b"}}})
 	writeFile(t, filepath.Join(a.AgentDir, "AGENTS.md"), "Global rules from the agent dir.")
 	a.MustSucceed(map[string]any{"type": "reload"})
 	a.PromptAndWait("hi")
@@ -243,7 +246,7 @@ func TestSystemPromptHasSkillsAndContextFiles(t *testing.T) {
 
 	// Without the read tool there is no skills listing; without context
 	// files there is no project context.
-	b := e2e.Start(t, e2e.Options{Dir: dir, Args: []string{"--tools", "bash", "--no-context-files"}, Script: []map[string]any{{"text": "a"}}})
+	b := e2e.Start(t, e2e.Options{Dir: dir, Args: []string{"--trust-project", "--tools", "bash", "--no-context-files"}, Script: []map[string]any{{"text": "a"}}})
 	b.PromptAndWait("hi")
 	sp, _ = b.FauxRequests()[0]["systemPrompt"].(string)
 	if strings.Contains(sp, "available_skills") || strings.Contains(sp, "context_file") || strings.Contains(sp, "Use tabs") {
@@ -256,13 +259,13 @@ func TestSystemPromptFiles(t *testing.T) {
 		".atomic/SYSTEM.md":        "You are the project's own agent.",
 		".atomic/APPEND_SYSTEM.md": "Always answer in French.",
 	})
-	a := e2e.Start(t, e2e.Options{Dir: dir, Script: []map[string]any{{"text": "a"}}})
+	a := e2e.Start(t, e2e.Options{Dir: dir, Args: trustArgs, Script: []map[string]any{{"text": "a"}}})
 	a.PromptAndWait("hi")
 	sp, _ := a.FauxRequests()[0]["systemPrompt"].(string)
 	if !strings.HasPrefix(sp, "You are the project's own agent.\n\nAlways answer in French.") || strings.Contains(sp, "Available tools") {
 		t.Errorf("SYSTEM.md / APPEND_SYSTEM.md:\n%s", sp)
 	}
-	b := e2e.Start(t, e2e.Options{Dir: dir, Args: []string{"--system-prompt", "Flag prompt.", "--append-system-prompt", "Flag append."}, Script: []map[string]any{{"text": "a"}}})
+	b := e2e.Start(t, e2e.Options{Dir: dir, Args: []string{"--trust-project", "--system-prompt", "Flag prompt.", "--append-system-prompt", "Flag append."}, Script: []map[string]any{{"text": "a"}}})
 	b.PromptAndWait("hi")
 	sp, _ = b.FauxRequests()[0]["systemPrompt"].(string)
 	if !strings.HasPrefix(sp, "Flag prompt.\n\nFlag append.") || strings.Contains(sp, "French") {
@@ -275,7 +278,7 @@ func TestSteerAndFollowUpExpansion(t *testing.T) {
 		".atomic/prompts/review.md":    reviewTemplate,
 		".atomic/skills/lint/SKILL.md": lintSkill,
 	})
-	a := e2e.Start(t, e2e.Options{Dir: dir, Script: []map[string]any{
+	a := e2e.Start(t, e2e.Options{Dir: dir, Args: trustArgs, Script: []map[string]any{
 		{"text": "first turn streams slowly", "chunks": 8, "delayMs": 150}, {"text": "second"}, {"text": "third"},
 	}})
 	from := a.Len()
@@ -303,7 +306,7 @@ func TestSteerAndFollowUpExpansion(t *testing.T) {
 
 func TestReloadE2E(t *testing.T) {
 	dir := project(t, map[string]string{".atomic/prompts/review.md": reviewTemplate})
-	a := e2e.Start(t, e2e.Options{Dir: dir, Script: []map[string]any{{"text": "slow", "chunks": 10, "delayMs": 200}}})
+	a := e2e.Start(t, e2e.Options{Dir: dir, Args: trustArgs, Script: []map[string]any{{"text": "slow", "chunks": 10, "delayMs": 200}}})
 	if findCommand(commands(t, a), "later") != nil {
 		t.Fatal("later exists before it was written")
 	}
@@ -363,7 +366,7 @@ func TestResourceProblemsAreDiagnosticsNotCrashes(t *testing.T) {
 	if err := os.Symlink(root, filepath.Join(root, "loop")); err != nil {
 		t.Fatal(err)
 	}
-	a := e2e.Start(t, e2e.Options{Dir: dir, Script: []map[string]any{{"text": "fine"}, {"text": "fine"}}})
+	a := e2e.Start(t, e2e.Options{Dir: dir, Args: trustArgs, Script: []map[string]any{{"text": "fine"}, {"text": "fine"}}})
 	r := a.MustSucceed(map[string]any{"type": "get_resource_diagnostics"})
 	diags, _ := r["data"].(map[string]any)["diagnostics"].([]any)
 	has := func(typ, rel, text string) bool {
@@ -420,7 +423,7 @@ func TestSkillAndTemplateFlags(t *testing.T) {
 		"extra/tpl.md":                 "From the flag template",
 	})
 	a := e2e.Start(t, e2e.Options{Dir: dir, Args: []string{
-		"--no-skills", "--no-prompt-templates", "--skill", "extra/only", "--prompt-template", filepath.Join(dir, "extra", "tpl.md"),
+		"--trust-project", "--no-skills", "--no-prompt-templates", "--skill", "extra/only", "--prompt-template", filepath.Join(dir, "extra", "tpl.md"),
 	}})
 	cmds := commands(t, a)
 	var names []string

@@ -211,7 +211,8 @@ func TestAgentCommandsAndTemplates(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".atomic", "prompts", "greet.md"), []byte(tmpl), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := startAtomic(t, rpcclient.Options{Dir: dir, Args: []string{"--no-session"}})
+	// The project's template is used only in a trusted project.
+	c := startAtomic(t, rpcclient.Options{Dir: dir, Args: []string{"--no-session", "--trust-project"}})
 	cmds, err := c.GetCommands(ctx(t))
 	if err != nil {
 		t.Fatal(err)

@@ -131,8 +131,11 @@ func TestPiRpcClientDrivesAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same isolation as the black-box tests: a fresh HOME and agent
-	// directory, no credentials.
-	cmd, env := e2e.Command(t, e2e.Options{Dir: cwd, AgentFiles: map[string]string{"models.json": models}})
+	// directory, no credentials. The project template is used only in a
+	// trusted project; the client starts the agent itself, so the user's
+	// settings trust it.
+	cmd, env := e2e.Command(t, e2e.Options{Dir: cwd, AgentFiles: map[string]string{
+		"models.json": models, "settings.json": `{"defaultProjectTrust":"always"}`}})
 	procEnv := append(cmd.Env, "ATOMIC_INTEROP_BIN="+cmd.Path)
 	res := runDriver(t, inst, procEnv, cwd)
 	checkScenario(t, res, env, cwd, srv)

@@ -1,0 +1,94 @@
+package extensions
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestDecideProjectTrust is the trust rule's table: one decision for
+// everything the project supplies, with or without project extensions.
+func TestDecideProjectTrust(t *testing.T) {
+	type setup struct {
+		withExtension bool   // the project has an extension
+		userDefault   string // defaultProjectTrust in the user's settings
+		record        bool   // trust.json records the project (current fingerprint)
+		changeAfter   bool   // an extension file changes after the record
+		projectDflt   string // defaultProjectTrust in the project's own settings
+	}
+	cases := []struct {
+		name     string
+		s        setup
+		flag     bool
+		want     bool
+		recorded bool // trust.json holds the current fingerprint afterwards
+	}{
+		{"ask by default", setup{withExtension: true}, false, false, false},
+		{"ask by default without extensions", setup{}, false, false, false},
+		{"explicit ask", setup{userDefault: "ask"}, false, false, false},
+		{"flag trusts and records", setup{withExtension: true}, true, true, true},
+		{"flag trusts and records without extensions", setup{}, true, true, true},
+		{"flag beats never", setup{userDefault: "never"}, true, true, true},
+		{"always", setup{withExtension: true, userDefault: "always"}, false, true, false},
+		{"always without extensions", setup{userDefault: "always"}, false, true, false},
+		{"never", setup{withExtension: true, userDefault: "never"}, false, false, false},
+		{"never ignores a record", setup{userDefault: "never", record: true}, false, false, true},
+		{"recorded and matching", setup{withExtension: true, record: true}, false, true, true},
+		{"recorded without extensions", setup{record: true}, false, true, true},
+		{"recorded but changed", setup{withExtension: true, record: true, changeAfter: true}, false, false, false},
+		{"a project cannot trust itself", setup{projectDflt: "always"}, false, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			cwd, agent := filepath.Join(root, "proj"), filepath.Join(root, "agent")
+			writeFile(t, filepath.Join(cwd, "AGENTS.md"), "rules")
+			ext := filepath.Join(cwd, ".atomic", "extensions", "guard")
+			if c.s.withExtension {
+				writeExec(t, ext)
+			}
+			if c.s.userDefault != "" {
+				writeFile(t, filepath.Join(agent, "settings.json"), `{"defaultProjectTrust":"`+c.s.userDefault+`"}`)
+			}
+			if c.s.projectDflt != "" {
+				writeFile(t, filepath.Join(cwd, ".atomic", "settings.json"), `{"defaultProjectTrust":"`+c.s.projectDflt+`"}`)
+			}
+			if c.s.record {
+				if err := Trust(agent, cwd, ProjectFingerprint(agent, cwd)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.s.changeAfter {
+				writeFile(t, ext, "#!/bin/sh\necho changed\n")
+			}
+			got, err := DecideProjectTrust(agent, cwd, c.flag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Fatalf("trusted = %v, want %v", got, c.want)
+			}
+			if rec := IsTrusted(agent, cwd, ProjectFingerprint(agent, cwd)); rec != c.recorded {
+				t.Fatalf("recorded = %v, want %v", rec, c.recorded)
+			}
+		})
+	}
+}
+
+// A changed project settings file asks again: it can set the shell that
+// runs commands.
+func TestProjectSettingsArePartOfTheFingerprint(t *testing.T) {
+	root := t.TempDir()
+	cwd, agent := filepath.Join(root, "proj"), filepath.Join(root, "agent")
+	settings := filepath.Join(cwd, ".atomic", "settings.json")
+	writeFile(t, settings, `{"defaultThinkingLevel":"low"}`)
+	if _, err := DecideProjectTrust(agent, cwd, true); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := DecideProjectTrust(agent, cwd, false); !ok {
+		t.Fatal("not trusted after --trust-project")
+	}
+	writeFile(t, settings, `{"shellPath":"/tmp/evil"}`)
+	if ok, _ := DecideProjectTrust(agent, cwd, false); ok {
+		t.Fatal("a changed settings file must ask again")
+	}
+}

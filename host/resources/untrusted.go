@@ -1,0 +1,58 @@
+package resources
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// UntrustedMessage is the message of the diagnostics that name what an
+// untrusted project would have supplied.
+const UntrustedMessage = "skipped: the project is not trusted (run with --trust-project or send trust_project)"
+
+// skippedProjectFiles lists, as warnings, the project files that exist
+// but are left out because the project is not trusted: the context files
+// of the cwd and its parents, the project's skill and prompt directories,
+// and its SYSTEM.md and APPEND_SYSTEM.md.
+func skippedProjectFiles(opts Options) []Diagnostic {
+	if opts.ProjectTrusted || opts.Cwd == "" {
+		return nil
+	}
+	var out []Diagnostic
+	add := func(kind, p string) {
+		out = append(out, Diagnostic{Type: DiagWarning, ResourceType: kind, Message: UntrustedMessage, Path: p})
+	}
+	isDir := func(p string) bool {
+		st, err := os.Stat(p)
+		return err == nil && st.IsDir()
+	}
+	if !opts.NoContextFiles {
+		global, _ := loadContextFiles(opts.AgentDir, "", false)
+		all, _ := loadContextFiles(opts.AgentDir, opts.Cwd, true)
+		for _, f := range all[len(global):] {
+			add(KindContext, f.Path)
+		}
+	}
+	base := filepath.Join(opts.Cwd, ProjectConfigDir)
+	if !opts.NoSkills {
+		dirs := []string{filepath.Join(base, "skills")}
+		for _, sub := range []string{".agents", ".claude"} {
+			for _, d := range projectChain(opts.Cwd, opts.Home) {
+				dirs = append(dirs, filepath.Join(d, sub, "skills"))
+			}
+		}
+		for _, d := range dirs {
+			if isDir(d) {
+				add(KindSkill, d)
+			}
+		}
+	}
+	if !opts.NoTemplates && isDir(filepath.Join(base, "prompts")) {
+		add(KindPrompt, filepath.Join(base, "prompts"))
+	}
+	for _, name := range []string{"SYSTEM.md", "APPEND_SYSTEM.md"} {
+		if st, err := os.Stat(filepath.Join(base, name)); err == nil && !st.IsDir() {
+			add(KindSystem, filepath.Join(base, name))
+		}
+	}
+	return out
+}
