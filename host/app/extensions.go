@@ -221,14 +221,25 @@ func (rt *Runtime) ExtensionStatuses() []extensions.Status {
 // TrustProject trusts the project (records the trust), loads its
 // extensions and discovers its skills, templates, context files and
 // system prompt files again, so they are used at once. Its settings file
-// is read from the next start.
+// is read from the next start. After a switch_session into another
+// directory, that directory is trusted as well.
 func (rt *Runtime) TrustProject(ctx context.Context) (int, error) {
 	rt.extReady()
 	n, err := rt.ext.mgr.TrustProject(ctx)
 	if err != nil {
 		return 0, err
 	}
-	rt.setTrust(rt.ext.mgr.Cwd(), true)
+	cwd := rt.ext.mgr.Cwd()
+	if cur := rt.Cwd(); cur != cwd {
+		// The session moved to another directory (switch_session): trust
+		// that one too, so that its resources are used; its extensions
+		// load when the agent is started there.
+		if err := extensions.Trust(rt.agentDir(), cur, extensions.ProjectFingerprint(rt.agentDir(), cur)); err != nil {
+			return n, err
+		}
+		cwd = cur
+	}
+	rt.setTrust(cwd, true)
 	rt.registerExtensionTools()
 	rt.RediscoverResources(ctx, "startup")
 	return n, nil

@@ -149,3 +149,31 @@ func TestCommandSeams(t *testing.T) {
 		t.Fatalf("expansion: %q", got)
 	}
 }
+
+// A session in another directory (switch_session) is judged by that
+// directory's trust, and trust_project trusts the directory the session
+// works in.
+func TestTrustFollowsTheSessionDirectory(t *testing.T) {
+	rt, cwd := newTestRuntime(t, Options{})
+	other := filepath.Join(filepath.Dir(cwd), "other")
+	writeTestFile(t, filepath.Join(other, ".git", "HEAD"), "ref: refs/heads/main\n")
+	writeTestFile(t, filepath.Join(other, "AGENTS.md"), "rules of the other project")
+	file := filepath.Join(other, "s.jsonl")
+	writeTestFile(t, file, `{"type":"session","version":3,"id":"6c1d3f1e-0000-4000-8000-000000000001","timestamp":"2026-11-30T10:00:00.000Z","cwd":"`+other+`"}`+"\n"+
+		`{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}`+"\n")
+	if cancelled, err := rt.SwitchSession(file); err != nil || cancelled {
+		t.Fatalf("switch: %v %v", cancelled, err)
+	}
+	if rt.Cwd() != other {
+		t.Fatalf("cwd %q, want %q", rt.Cwd(), other)
+	}
+	if strings.Contains(rt.systemPrompt(), "rules of the other project") {
+		t.Fatal("an untrusted directory's AGENTS.md was used")
+	}
+	if _, err := rt.TrustProject(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rt.systemPrompt(), "rules of the other project") {
+		t.Fatal("trust_project did not trust the session's directory")
+	}
+}
