@@ -351,20 +351,5 @@ func TestAbortMidStream(t *testing.T) {
 // BenchmarkStream2000 parses a 2,000-delta answer from a local server
 // through the SDK and the builder (no event output).
 func BenchmarkStream2000(b *testing.B) {
-	srv := llmtest.NewServer()
-	defer srv.Close()
-	resp := llmtest.Anthropic(llmtest.Turn{Text: strings.Repeat("x", 16000), Chunks: 2000, Usage: llmtest.Usage{Input: 1200, Output: 2000}})
-	srv.Respond = func(llmtest.Request) llmtest.Response { return resp }
-	req := &llm.Request{Model: model(srv.URL), Messages: []llm.Message{llm.UserText("go")}}
-	p := anthropic.New()
-	b.ReportAllocs()
-	for b.Loop() {
-		bl := llm.NewBuilder(req.Model, nil)
-		if err := p.Stream(context.Background(), req, bl); err != nil {
-			b.Fatal(err)
-		}
-		if m := bl.Finish(context.Background(), nil); len(m.Text()) != 16000 {
-			b.Fatalf("text %d", len(m.Text()))
-		}
-	}
+	llmtest.BenchmarkStream2000(b, anthropic.New(), llmtest.Anthropic, model)
 }

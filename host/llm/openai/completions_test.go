@@ -298,22 +298,7 @@ func TestCompletionsAbort(t *testing.T) {
 // BenchmarkCompletionsStream2000 parses a 2,000-delta answer from a local
 // server through the SDK and the builder (no event output).
 func BenchmarkCompletionsStream2000(b *testing.B) {
-	srv := llmtest.NewServer()
-	defer srv.Close()
-	resp := llmtest.OpenAIChat(llmtest.Turn{Text: strings.Repeat("x", 16000), Chunks: 2000, Usage: llmtest.Usage{Input: 1200, Output: 2000}})
-	srv.Respond = func(llmtest.Request) llmtest.Response { return resp }
-	req := &llm.Request{Model: chatModel(srv.URL), Messages: []llm.Message{llm.UserText("go")}}
-	p := openai.NewCompletions()
-	b.ReportAllocs()
-	for b.Loop() {
-		bl := llm.NewBuilder(req.Model, nil)
-		if err := p.Stream(context.Background(), req, bl); err != nil {
-			b.Fatal(err)
-		}
-		if m := bl.Finish(context.Background(), nil); len(m.Text()) != 16000 {
-			b.Fatalf("text %d", len(m.Text()))
-		}
-	}
+	llmtest.BenchmarkStream2000(b, openai.NewCompletions(), llmtest.OpenAIChat, chatModel)
 }
 
 // Chunks as compatible servers send them: reasoning under "reasoning",
