@@ -41,8 +41,8 @@ var groups = []group{
 }
 
 // program is the source of a measuring program: it prints its own peak
-// and current RSS split as soon as main starts, when every imported
-// package has been initialised and nothing else has run.
+// and current RSS split (to stderr) as soon as main starts, when every
+// imported package has been initialised and nothing else has run.
 const program = `package main
 
 import (
@@ -51,7 +51,7 @@ import (
 
 func main() {
 	b, _ := os.ReadFile("/proc/self/status")
-	os.Stdout.Write(b)
+	os.Stderr.Write(b)
 }
 `
 
@@ -98,10 +98,12 @@ func measure(bin string) map[string]int64 {
 	benchkit.Check(err)
 	benchkit.Check(unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED))
 	f.Close()
-	out, err := exec.Command(bin).Output()
-	benchkit.Check(err)
+	var out strings.Builder
+	cmd := exec.Command(bin)
+	cmd.Stderr = &out
+	benchkit.Check(cmd.Run())
 	st := map[string]int64{}
-	for _, line := range strings.Split(string(out), "\n") {
+	for _, line := range strings.Split(out.String(), "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
 			continue
