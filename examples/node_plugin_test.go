@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/atomic-go/atomic/internal/e2e"
+	"github.com/atomic-go/atomic/internal/testreq"
 )
 
 // TestNodePlugin runs the JavaScript plugin (examples/node-plugin) through
@@ -18,10 +19,10 @@ import (
 // node and npm (to install @grpc/grpc-js) and skips without them.
 func TestNodePlugin(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; skipping the Node.js plugin example")
+		testreq.Missing(t, "node", "node is not on PATH; skipping the Node.js plugin example")
 	}
 	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed; skipping the Node.js plugin example")
+		testreq.Missing(t, "npm", "npm is not on PATH; skipping the Node.js plugin example")
 	}
 	src, _ := filepath.Abs("node-plugin")
 	protoDir, _ := filepath.Abs(filepath.Join("..", "proto"))
@@ -41,7 +42,7 @@ func TestNodePlugin(t *testing.T) {
 	npm := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--loglevel=error")
 	npm.Dir = dir
 	if out, err := npm.CombinedOutput(); err != nil {
-		t.Skipf("npm install failed (registry unreachable?); skipping the Node.js plugin example: %v\n%s", err, out)
+		testreq.Missing(t, "npm", "npm install failed (registry unreachable?); skipping the Node.js plugin example: %v\n%s", err, out)
 	}
 
 	script := []map[string]any{

@@ -48,7 +48,7 @@ func (c *Context) Flag(name string) (string, bool) {
 
 // BoolFlag reports whether a boolean flag is set.
 func (c *Context) BoolFlag(name string) bool {
-	v, _ := c.flags[name]
+	v := c.flags[name]
 	return v == "true" || v == "1"
 }
 
@@ -93,6 +93,12 @@ type Host interface {
 	// Compact compacts the session now and returns the result (the
 	// compact command's data) when done.
 	Compact(ctx context.Context) (json.RawMessage, error)
+	// RegisterMCPServer adds an MCP server for the session
+	// (pi.registerMcpServer). config is one "mcpServers" entry of
+	// mcp.json ({command, args, env, cwd} or {url, headers}, and the
+	// optional fields); the server connects in the background and its
+	// tools join the session's like a configured server's.
+	RegisterMCPServer(ctx context.Context, name string, config json.RawMessage) error
 }
 
 // SendOptions tell how a custom message is delivered.

@@ -2,26 +2,65 @@ package sdk
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
-	"strings"
 )
 
-// dispatch runs the extension's handlers for one event and returns the
-// composed result as JSON (nil for none).
-func (e *Extension) dispatch(ctx *Context, event string, payload json.RawMessage) (out json.RawMessage, err error) {
+// The agent composes the results of several handlers (its hook bus is the
+// only place with the composition rules): with the capability
+// "events.per_handler" it calls every handler on its own. An extension
+// therefore only runs handlers here; it never combines their results.
+
+// Handlers returns how many handlers the extension has for an event.
+func (e *Extension) Handlers(event string) int { return len(e.handlers[event]) }
+
+// HandleEventAt runs handler i (0-based, registration order) of an event
+// and returns its result as JSON (nil for none).
+func (e *Extension) HandleEventAt(ctx *Context, event string, i int, payload json.RawMessage) (json.RawMessage, error) {
 	hs := e.handlers[event]
-	if len(hs) == 0 {
+	if i < 0 || i >= len(hs) {
+		return nil, fmt.Errorf("%s has no handler %d", event, i)
+	}
+	v, err := safeCall(hs[i], ctx, payload)
+	if err != nil {
+		return nil, err
+	}
+	return marshalResult(v)
+}
+
+// errSeveralHandlers is the answer to an agent that asks for one result of
+// several handlers without offering to compose them.
+var errSeveralHandlers = errors.New("this extension has several handlers for the event and the agent does not compose their results (it lacks the capability events.per_handler): update the agent")
+
+// dispatch runs every handler of one event in order. For one handler it
+// returns its result; for several, results are not combined: notifications
+// (whose results nobody reads) run them all and join their errors, and an
+// intercepting event is refused (the agent asks handler by handler).
+func (e *Extension) dispatch(ctx *Context, event string, payload json.RawMessage) (json.RawMessage, error) {
+	hs := e.handlers[event]
+	switch {
+	case len(hs) == 0:
 		return nil, nil
+	case len(hs) == 1:
+		return e.HandleEventAt(ctx, event, 0, payload)
+	case intercepting[event]:
+		return nil, errSeveralHandlers
 	}
-	if len(hs) == 1 {
-		v, err := safeCall(hs[0], ctx, payload)
-		if err != nil {
-			return nil, err
+	var errs []error
+	for i := range hs {
+		if _, err := e.HandleEventAt(ctx, event, i, payload); err != nil {
+			errs = append(errs, err)
 		}
-		return marshalResult(v)
 	}
-	return e.compose(ctx, event, hs, payload)
+	return nil, errors.Join(errs...)
+}
+
+// intercepting are the events whose results the agent reads.
+var intercepting = map[string]bool{
+	EventSessionBeforeSwitch: true, EventSessionBeforeFork: true, EventSessionBeforeCompact: true, EventSessionBeforeTree: true,
+	EventInput: true, EventBeforeAgentStart: true, EventContext: true, EventToolCall: true, EventToolResult: true,
+	EventUserBash: true, "resources_discover": true,
 }
 
 func safeCall(h HandlerFunc, ctx *Context, payload json.RawMessage) (v any, err error) {
@@ -45,103 +84,4 @@ func marshalResult(v any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("cannot encode the handler's result: %w", err)
 	}
 	return b, nil
-}
-
-func truthyJSON(raw json.RawMessage) bool {
-	switch strings.TrimSpace(string(raw)) {
-	case "", "null", "false", "0", `""`:
-		return false
-	}
-	return true
-}
-
-// compose applies the agent's composition rules to several handlers of one
-// extension, so that the agent sees one result.
-func (e *Extension) compose(ctx *Context, event string, hs []HandlerFunc, payload json.RawMessage) (json.RawMessage, error) {
-	var ev map[string]any
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return nil, err
-	}
-	var last json.RawMessage
-	result := map[string]any{}
-	var messages []any
-	changed := false
-	for _, h := range hs {
-		cur, _ := json.Marshal(ev)
-		v, err := safeCall(h, ctx, cur)
-		if err != nil {
-			return nil, err
-		}
-		raw, err := marshalResult(v)
-		if err != nil {
-			return nil, err
-		}
-		if !truthyJSON(raw) {
-			continue
-		}
-		var r map[string]any
-		_ = json.Unmarshal(raw, &r)
-		switch event {
-		case EventSessionBeforeSwitch, EventSessionBeforeFork, EventSessionBeforeCompact, EventSessionBeforeTree:
-			last = raw
-			if c, _ := r["cancel"].(bool); c {
-				return raw, nil
-			}
-		case EventUserBash:
-			return raw, nil
-		case EventToolCall:
-			if in, ok := r["input"].(map[string]any); ok {
-				ev["input"], result["input"] = in, in
-				changed = true
-			}
-			if b, _ := r["block"].(bool); b {
-				result["block"], result["reason"] = true, r["reason"]
-				return json.Marshal(result)
-			}
-		case EventToolResult:
-			for _, k := range []string{"content", "details", "isError"} {
-				if val, ok := r[k]; ok && val != nil {
-					ev[k], result[k] = val, val
-					changed = true
-				}
-			}
-		case EventInput:
-			switch r["action"] {
-			case "handled":
-				return json.Marshal(map[string]any{"action": "handled"})
-			case "transform":
-				if t, ok := r["text"]; ok {
-					ev["text"] = t
-				}
-				if im, ok := r["images"]; ok {
-					ev["images"] = im
-				}
-				result = map[string]any{"action": "transform", "text": ev["text"], "images": ev["images"]}
-				changed = true
-			}
-		case EventBeforeAgentStart:
-			if sp, ok := r["systemPrompt"].(string); ok {
-				ev["systemPrompt"], result["systemPrompt"] = sp, sp
-				changed = true
-			}
-			if m, ok := r["message"]; ok && m != nil {
-				messages = append(messages, m)
-			}
-		case EventContext:
-			if m, ok := r["messages"]; ok && m != nil {
-				ev["messages"], result["messages"] = m, m
-				changed = true
-			}
-		default:
-			last = raw
-		}
-	}
-	if event == EventBeforeAgentStart && len(messages) > 0 {
-		result["messages"] = messages
-		changed = true
-	}
-	if changed {
-		return json.Marshal(result)
-	}
-	return last, nil
 }

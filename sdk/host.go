@@ -195,6 +195,11 @@ func (h *grpcHost) Compact(ctx context.Context) (json.RawMessage, error) {
 	return r.ResultJson, nil
 }
 
+func (h *grpcHost) RegisterMCPServer(ctx context.Context, name string, config json.RawMessage) error {
+	_, err := h.c.RegisterMcpServer(ctx, &pb.RegisterMcpServerRequest{Name: name, ConfigJson: config})
+	return err
+}
+
 // ErrNoHost is returned by host calls made before the agent connected.
 var ErrNoHost = errors.New("the agent has not connected yet")
 
@@ -223,3 +228,60 @@ func (noHost) Exec(context.Context, string, []string, ExecOptions) (*ExecResult,
 func (noHost) Commands(context.Context) ([]CommandInfo, error)  { return nil, ErrNoHost }
 func (noHost) State(context.Context) (*State, error)            { return nil, ErrNoHost }
 func (noHost) Compact(context.Context) (json.RawMessage, error) { return nil, ErrNoHost }
+func (noHost) RegisterMCPServer(context.Context, string, json.RawMessage) error {
+	return ErrNoHost
+}
+
+// SessionControl is the session control of a command (pi's
+// ctx.newSession, fork, switchSession, navigateTree, reload), offered by
+// the agent's Host besides the Host methods: assert it on ctx.Host. Each
+// runs the RPC command of that name, session_before_* handlers included
+// (this extension's too: do not hold the handler that would answer them).
+// The bool is true when a handler cancelled the change.
+type SessionControl interface {
+	NewSession(ctx context.Context, parentSession string) (cancelled bool, err error)
+	// Fork: position "before" (or "") forks before a user message, "at"
+	// copies the path through the entry.
+	Fork(ctx context.Context, entryID, position string) (cancelled bool, err error)
+	SwitchSession(ctx context.Context, path string) (cancelled bool, err error)
+	NavigateTree(ctx context.Context, targetID string, opts NavigateOptions) (cancelled bool, err error)
+	// Reload reloads the extensions (this one too: the answer may not
+	// come) and resources.
+	Reload(ctx context.Context) error
+}
+
+// NavigateOptions are NavigateTree's options.
+type NavigateOptions struct {
+	Summarize           bool
+	CustomInstructions  string
+	ReplaceInstructions bool
+	Label               string
+}
+
+var _ SessionControl = (*grpcHost)(nil)
+
+func (h *grpcHost) NewSession(ctx context.Context, parent string) (bool, error) {
+	r, err := h.c.NewSession(ctx, &pb.NewSessionRequest{ParentSession: parent})
+	return r.GetCancelled(), err
+}
+
+func (h *grpcHost) Fork(ctx context.Context, entryID, position string) (bool, error) {
+	r, err := h.c.Fork(ctx, &pb.ForkRequest{EntryId: entryID, Position: position})
+	return r.GetCancelled(), err
+}
+
+func (h *grpcHost) SwitchSession(ctx context.Context, path string) (bool, error) {
+	r, err := h.c.SwitchSession(ctx, &pb.SwitchSessionRequest{SessionPath: path})
+	return r.GetCancelled(), err
+}
+
+func (h *grpcHost) NavigateTree(ctx context.Context, targetID string, o NavigateOptions) (bool, error) {
+	r, err := h.c.NavigateTree(ctx, &pb.NavigateTreeRequest{TargetId: targetID, Summarize: o.Summarize,
+		CustomInstructions: o.CustomInstructions, ReplaceInstructions: o.ReplaceInstructions, Label: o.Label})
+	return r.GetCancelled(), err
+}
+
+func (h *grpcHost) Reload(ctx context.Context) error {
+	_, err := h.c.Reload(ctx, &pb.ReloadRequest{})
+	return err
+}

@@ -31,8 +31,10 @@ func (e *Extension) Describe() Description {
 	return d
 }
 
-// HandleEvent runs the handlers of one event (JSON with "type") and
-// returns the composed result (nil for none).
+// HandleEvent runs the handlers of one event (JSON with "type"): with one
+// handler it returns its result (nil for none). Results of several
+// handlers are composed by the agent, which calls HandleEventAt for each;
+// HandleEvent runs several handlers only for notifications.
 func (e *Extension) HandleEvent(ctx *Context, event string, payload json.RawMessage) (json.RawMessage, error) {
 	return e.dispatch(ctx, event, payload)
 }

@@ -1,6 +1,7 @@
 package sdk_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -9,21 +10,41 @@ import (
 	"github.com/atomic-go/atomic/sdk/sdktest"
 )
 
-func TestTwoHandlersComposeLikeTheAgent(t *testing.T) {
+// The agent composes several handlers' results (host/hooks; the fixtures
+// in host/hooks/hookstest run against Go plugins in grpcext): the SDK
+// runs one handler at a time and never combines results.
+func TestSeveralHandlersRunOneByOne(t *testing.T) {
 	ext := sdk.New("t", "0")
 	ext.OnToolCall(func(ctx *sdk.Context, ev *sdk.ToolCallEvent) (*sdk.ToolCallResult, error) {
-		return &sdk.ToolCallResult{Input: map[string]any{"command": ev.StringInput("command") + " --safe"}}, nil
+		return nil, errors.New("first fails")
 	})
 	ext.OnToolCall(func(ctx *sdk.Context, ev *sdk.ToolCallEvent) (*sdk.ToolCallResult, error) {
-		if strings.HasSuffix(ev.StringInput("command"), "--safe") {
-			return nil, nil
-		}
-		return &sdk.ToolCallResult{Block: true, Reason: "second handler did not see the new input"}, nil
+		return &sdk.ToolCallResult{Block: true, Reason: "second"}, nil
 	})
+	var seen []string
+	for i := 0; i < 2; i++ {
+		ext.On(sdk.EventAgentEnd, func(*sdk.Context, json.RawMessage) (any, error) {
+			seen = append(seen, "end")
+			return nil, errors.New("notification fails")
+		})
+	}
+	if n := ext.Handlers(sdk.EventToolCall); n != 2 {
+		t.Fatalf("handlers = %d", n)
+	}
 	h := sdktest.New(ext)
-	r, err := h.ToolCall(sdk.ToolCallEvent{ToolName: "bash", Input: map[string]any{"command": "ls"}})
-	if err != nil || r == nil || r.Block || r.Input["command"] != "ls --safe" {
-		t.Fatalf("%+v %v", r, err)
+	if _, err := h.EventAt(sdk.EventToolCall, 0, sdk.ToolCallEvent{ToolName: "bash"}); err == nil || err.Error() != "first fails" {
+		t.Fatalf("handler 0: %v", err)
+	}
+	raw, err := h.EventAt(sdk.EventToolCall, 1, sdk.ToolCallEvent{ToolName: "bash"})
+	if err != nil || !strings.Contains(string(raw), `"second"`) {
+		t.Fatalf("handler 1: %s %v", raw, err)
+	}
+	if _, err := h.ToolCall(sdk.ToolCallEvent{ToolName: "bash"}); err == nil || !strings.Contains(err.Error(), "events.per_handler") {
+		t.Fatalf("an intercepting event with several handlers must not be composed here: %v", err)
+	}
+	// A notification's handlers all run; their errors are joined.
+	if _, err := h.Event(sdk.EventAgentEnd, map[string]any{}); err == nil || len(seen) != 2 || strings.Count(err.Error(), "notification fails") != 2 {
+		t.Fatalf("notification: %v %v", seen, err)
 	}
 }
 

@@ -19,22 +19,22 @@ import (
 // it. It does not return. Run directly (not by the agent) it prints a
 // short explanation and exits with status 1.
 func Serve(ext *Extension) {
-	if os.Getenv(Handshake.MagicCookieKey) != Handshake.MagicCookieValue {
+	if os.Getenv(MagicCookieKey) != MagicCookieValue {
 		fmt.Fprintf(os.Stderr, "%s is an atomic extension; load it with: atomic -e %s\n", ext.Name, os.Args[0])
 		os.Exit(1)
 	}
 	go exitWithParent()
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: Handshake,
-		Plugins:         plugin.PluginSet{PluginName: &GRPCPlugin{Extension: ext}},
-		GRPCServer:      NewGRPCServer,
+		HandshakeConfig: handshake(),
+		Plugins:         plugin.PluginSet{PluginName: &grpcPlugin{ext: ext}},
+		GRPCServer:      newGRPCServer,
 	})
 }
 
-// NewGRPCServer is the gRPC server plugins are served with: fixed
+// newGRPCServer is the gRPC server plugins are served with: fixed
 // flow-control windows turn off gRPC's bandwidth probing, which would cost
 // a ping round per small call.
-func NewGRPCServer(opts []grpc.ServerOption) *grpc.Server {
+func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 	opts = append(opts, grpc.InitialWindowSize(1<<20), grpc.InitialConnWindowSize(1<<20))
 	return grpc.NewServer(opts...)
 }
@@ -51,21 +51,21 @@ func exitWithParent() {
 	}
 }
 
-// GRPCPlugin is the go-plugin plugin that serves an Extension (plugin
+// grpcPlugin is the go-plugin plugin that serves an Extension (plugin
 // side only).
-type GRPCPlugin struct {
+type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	Extension *Extension
+	ext *Extension
 }
 
 // GRPCServer registers the PluginService.
-func (p *GRPCPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterPluginServiceServer(s, &server{ext: p.Extension, broker: broker})
+func (p *grpcPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
+	pb.RegisterPluginServiceServer(s, &server{ext: p.ext, broker: broker})
 	return nil
 }
 
 // GRPCClient is not used on the plugin side.
-func (p *GRPCPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
+func (p *grpcPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
 	return nil, fmt.Errorf("the plugin side has no client")
 }
 
@@ -102,7 +102,7 @@ func (s *server) Describe(ctx context.Context, req *pb.DescribeRequest) (*pb.Des
 			fn(s.host, info)
 		}
 	}
-	return DescribeProto(s.ext), nil
+	return describeProto(s.ext), nil
 }
 
 func contextInfo(hc *pb.HandlerContext, flags map[string]string) ContextInfo {
@@ -123,11 +123,11 @@ func contextInfo(hc *pb.HandlerContext, flags map[string]string) ContextInfo {
 	return info
 }
 
-// DescribeProto is the Describe answer for an extension.
-func DescribeProto(ext *Extension) *pb.DescribeResponse {
+// describeProto is the Describe answer for an extension.
+func describeProto(ext *Extension) *pb.DescribeResponse {
 	resp := &pb.DescribeResponse{
 		Name: ext.Name, Version: ext.Version, ProtocolVersion: ProtocolVersion,
-		Capabilities: Capabilities, Events: ext.Events(), TimeoutsMs: map[string]uint32{},
+		Capabilities: Capabilities(), Events: ext.Events(), TimeoutsMs: map[string]uint32{},
 	}
 	for _, c := range ext.commands {
 		resp.Commands = append(resp.Commands, &pb.CommandSpec{Name: c.Name, Description: c.Description, HasArgumentCompletions: c.Complete != nil})
@@ -144,6 +144,10 @@ func DescribeProto(ext *Extension) *pb.DescribeResponse {
 	}
 	for _, f := range ext.flags {
 		resp.Flags = append(resp.Flags, &pb.FlagSpec{Name: f.Name, Description: f.Description, Type: f.Type, DefaultValue: f.Default})
+	}
+	resp.HandlerCounts = map[string]uint32{}
+	for ev, hs := range ext.handlers {
+		resp.HandlerCounts[ev] = uint32(len(hs))
 	}
 	for ev, d := range ext.timeouts {
 		resp.TimeoutsMs[ev] = uint32(d.Milliseconds())
@@ -166,7 +170,13 @@ func (s *server) context(ctx context.Context, hc *pb.HandlerContext) *Context {
 }
 
 func (s *server) HandleEvent(ctx context.Context, req *pb.HandleEventRequest) (*pb.HandleEventResponse, error) {
-	res, err := s.ext.HandleEvent(s.context(ctx, req.Context), req.Event, req.PayloadJson)
+	var res json.RawMessage
+	var err error
+	if req.HandlerIndex != nil {
+		res, err = s.ext.HandleEventAt(s.context(ctx, req.Context), req.Event, int(*req.HandlerIndex), req.PayloadJson)
+	} else {
+		res, err = s.ext.HandleEvent(s.context(ctx, req.Context), req.Event, req.PayloadJson)
+	}
 	if err != nil {
 		return &pb.HandleEventResponse{Error: err.Error()}, nil
 	}
@@ -239,7 +249,7 @@ func (s *server) ExecuteTool(req *pb.ExecuteToolRequest, stream pb.PluginService
 	if merr != nil {
 		return stream.Send(&pb.ExecuteToolResponse{Final: true, IsError: true, Error: merr.Error()})
 	}
-	msg.Final = true
+	msg.Final, msg.Terminate = true, out.Terminate
 	return stream.Send(msg)
 }
 

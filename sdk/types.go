@@ -268,6 +268,9 @@ type Model struct {
 type ToolOutput struct {
 	Content []Block `json:"content"`
 	Details any     `json:"details,omitempty"`
+	// Terminate asks the agent to end the run after the current batch of
+	// tool calls (when every result of the batch asks so).
+	Terminate bool `json:"terminate,omitempty"`
 }
 
 // TextOutput returns a result with one text block.

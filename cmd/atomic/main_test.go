@@ -2,6 +2,9 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +121,91 @@ func TestUnknownFlagsAreAccepted(t *testing.T) {
 	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"--some-future-flag", "-p", "hello"}}, "", limit)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, `"hello"`) {
 		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
+// commandExtension is a script extension whose /show command notifies (at
+// two levels) and sends a message for display, and whose /ask command
+// sends one that triggers a turn.
+const commandExtension = `
+module.exports = function (pi) {
+  pi.registerCommand("show", {
+    description: "shows things",
+    handler: async (args, ctx) => {
+      ctx.ui.notify("noted: " + args, "info");
+      ctx.ui.notify("careful", "warning");
+      pi.sendMessage({ customType: "show", content: "sent by the command", display: true });
+      pi.sendMessage({ customType: "hidden", content: "not for display", display: false });
+    },
+  });
+  pi.registerCommand("ask", {
+    description: "asks the model",
+    handler: async (args, ctx) => {
+      pi.sendMessage({ customType: "ask", content: "question: " + args, display: true }, { triggerTurn: true });
+    },
+  });
+};
+`
+
+// Issue 18 item 14: print mode shows what an extension command produced
+// (its notifications and the messages it sends for display, then the
+// model's answer when the command starts a turn); json mode writes them as
+// records (the notification as RPC mode's extension_ui_request, the
+// messages as message events). The todo example's /todo add prints its
+// notification.
+func TestPrintAndJSONModesShowExtensionCommandOutput(t *testing.T) {
+	dir := t.TempDir()
+	ext := filepath.Join(dir, "show.js")
+	if err := os.WriteFile(ext, []byte(commandExtension), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	todo, _ := filepath.Abs(filepath.Join("..", "..", "examples", "ts-todo"))
+
+	res := e2e.Run(t, e2e.Options{NoMode: true, RawStdout: true, Args: []string{"-e", todo, "-p", "/todo add x"}}, "", limit)
+	if res.ExitCode != 0 || res.Stdout != "Added #1: x\n" {
+		t.Fatalf("/todo add: exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+
+	res = e2e.Run(t, e2e.Options{NoMode: true, RawStdout: true, Args: []string{"-e", ext, "-p", "/show a b"}}, "", limit)
+	if want := "noted: a b\nWarning: careful\nsent by the command\n"; res.ExitCode != 0 || res.Stdout != want {
+		t.Fatalf("/show: exit %d stdout %q, want %q; stderr %q", res.ExitCode, res.Stdout, want, res.Stderr)
+	}
+
+	res = e2e.Run(t, e2e.Options{NoMode: true, RawStdout: true, Args: []string{"-e", ext, "-p", "/ask why"},
+		Script: []map[string]any{{"text": "Because."}}}, "", limit)
+	if want := "question: why\nBecause.\n"; res.ExitCode != 0 || res.Stdout != want {
+		t.Fatalf("/ask: exit %d stdout %q, want %q; stderr %q", res.ExitCode, res.Stdout, want, res.Stderr)
+	}
+
+	res = e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-e", ext, "--mode", "json", "/show a b"}}, "", limit)
+	if res.ExitCode != 0 {
+		t.Fatalf("json /show: exit %d stderr %q", res.ExitCode, res.Stderr)
+	}
+	var notes, shown []string
+	for _, line := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+		var rec struct {
+			Type, Method, NotifyType string
+			Message                  any
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		var full map[string]any
+		json.Unmarshal([]byte(line), &full)
+		switch {
+		case rec.Type == "extension_ui_request" && rec.Method == "notify":
+			notes = append(notes, fmt.Sprint(rec.NotifyType, ":", rec.Message))
+		case rec.Type == "message_end":
+			m, _ := full["message"].(map[string]any)
+			if m["role"] == "custom" {
+				shown = append(shown, fmt.Sprint(m["customType"]))
+			}
+		}
+	}
+	if fmt.Sprint(notes) != "[info:noted: a b warning:careful]" {
+		t.Errorf("json notifications %v\n%s", notes, res.Stdout)
+	}
+	if fmt.Sprint(shown) != "[show hidden]" {
+		t.Errorf("json custom messages %v\n%s", shown, res.Stdout)
 	}
 }

@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/atomic-go/atomic/internal/testreq"
 	"github.com/atomic-go/atomic/sdk"
 	"github.com/atomic-go/atomic/sdk/sdktest"
 )
 
 func TestSnapshotAndRestoreOnFork(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		testreq.Missing(t, "git", "git is not on PATH")
 	}
 	dir := t.TempDir()
 	run := func(args ...string) {

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/atomic-go/atomic/internal/e2e"
+	"github.com/atomic-go/atomic/internal/testreq"
 )
 
 // TestRestoreOnForkThroughTheAgent: the model changes a file, the user
 // forks from the prompt that preceded the change and chooses to restore.
 func TestRestoreOnForkThroughTheAgent(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		testreq.Missing(t, "git", "git is not on PATH")
 	}
 	dir := t.TempDir()
 	git := exec.Command("git", "init", "-q")

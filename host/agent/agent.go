@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
@@ -20,6 +21,9 @@ import (
 type ToolDecision struct {
 	Block  bool
 	Reason string
+	// Terminate (with Block) counts the blocked call's result as
+	// terminating (see llm.ToolResult.Terminate).
+	Terminate bool
 }
 
 // Config is everything one run needs. The functions are optional.
@@ -37,6 +41,17 @@ type Config struct {
 
 	// Emit receives every event of the run, synchronously and in order.
 	Emit events.Sink
+
+	// Files and Runner, when set, are handed to every tool call (a
+	// client's files and terminal: see tools.Files, tools.CommandRunner).
+	Files  tools.Files
+	Runner tools.CommandRunner
+
+	// MaxTurnRequests bounds the model requests between two user inputs
+	// (the prompt, a steering or follow-up message): when the model has
+	// made that many and asks for another turn after its tool calls, the
+	// run ends with agent_end's TurnLimitReached. 0 means no limit.
+	MaxTurnRequests int
 
 	// TransformContext may replace the agent messages for one provider
 	// call (the context hook); the change is never persisted.
@@ -70,14 +85,16 @@ func Run(ctx context.Context, cfg *Config, history []llm.Message, prompts []llm.
 	r := &run{cfg: cfg, context: append([]llm.Message(nil), history...), created: []llm.Message{}}
 	cfg.emit(events.AgentStart{})
 	r.loop(ctx, prompts)
-	cfg.emit(events.AgentEnd{Messages: r.created})
+	cfg.emit(events.AgentEnd{Messages: r.created, TurnLimitReached: r.limited})
 	return r.created
 }
 
 type run struct {
-	cfg     *Config
-	context []llm.Message
-	created []llm.Message
+	cfg      *Config
+	context  []llm.Message
+	created  []llm.Message
+	requests int  // model requests since the last user input
+	limited  bool // the run stopped at MaxTurnRequests
 }
 
 func (r *run) add(m llm.Message) {
@@ -100,6 +117,13 @@ func (r *run) loop(ctx context.Context, pending []llm.Message) {
 	for {
 		moreTools := true
 		for moreTools || len(pending) > 0 {
+			if len(pending) > 0 {
+				r.requests = 0
+			} else if r.cfg.MaxTurnRequests > 0 && r.requests >= r.cfg.MaxTurnRequests {
+				r.limited = true
+				return
+			}
+			r.requests++
 			r.cfg.emit(events.TurnStart{})
 			for _, m := range pending {
 				r.deliver(m)
@@ -115,7 +139,11 @@ func (r *run) loop(ctx context.Context, pending []llm.Message) {
 			moreTools = len(calls) > 0
 			results := []llm.Message{}
 			if moreTools {
-				results = r.runTools(ctx, &assistant, calls)
+				var terminate bool
+				results, terminate = r.runTools(ctx, &assistant, calls)
+				// Every result of the batch asked to end the run: no
+				// follow-up model call.
+				moreTools = !terminate
 			}
 			r.cfg.emit(events.TurnEnd{Message: assistant, ToolResults: results})
 			if ctx.Err() != nil {
@@ -156,14 +184,18 @@ func (r *run) stream(ctx context.Context) llm.Message {
 		cfg.emit(events.MessageUpdate{Usage: usage, Event: ev, EndTurn: ev.EndTurn})
 	})
 	cfg.emit(events.MessageStart{Message: b.Snapshot()})
+	// A message past llm.MaxStreamedMessage cancels its own stream.
+	sctx, scancel := context.WithCancel(ctx)
+	defer scancel()
+	b.CancelOnLimit(scancel)
 	var err error
 	switch {
 	case ctx.Err() != nil:
 		err = ctx.Err()
 	case cfg.Stream != nil:
-		err = cfg.Stream(ctx, req, b)
+		err = cfg.Stream(sctx, req, b)
 	case cfg.Provider != nil:
-		err = safeStream(ctx, cfg.Provider, req, b)
+		err = safeStream(sctx, cfg.Provider, req, b)
 	default:
 		err = fmt.Errorf("no model selected")
 	}
@@ -223,12 +255,14 @@ type toolRun struct {
 	isError bool
 	done    bool // preflight already produced the result
 	ended   bool // tool_execution_end was emitted (guarded by the events mutex)
+	// duration is how long Execute ran (nil when the tool did not run).
+	duration *int64
 }
 
 // runTools runs the assistant's tool calls: starts and checks in source
 // order, executes the runnable ones concurrently, reports each end as it
 // completes, then records the result messages in source order.
-func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.ContentBlock) []llm.Message {
+func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.ContentBlock) ([]llm.Message, bool) {
 	cfg := r.cfg
 	runs := make([]*toolRun, len(calls))
 	for i, c := range calls {
@@ -276,6 +310,7 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 					reason = "Tool execution was blocked"
 				}
 				tr.fail(reason)
+				tr.result.Terminate = d.Terminate
 				continue
 			}
 		}
@@ -288,7 +323,7 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 		}
 		mu.Lock()
 		tr.ended = true // later updates from a misbehaving tool are dropped
-		cfg.emit(events.ToolExecutionEnd{ToolCallID: tr.call.ID, ToolName: tr.call.Name, Result: tr.result, IsError: tr.isError})
+		cfg.emit(events.ToolExecutionEnd{ToolCallID: tr.call.ID, ToolName: tr.call.Name, Result: tr.result, IsError: tr.isError, DurationMs: tr.duration})
 		mu.Unlock()
 	}
 	var wg sync.WaitGroup
@@ -307,7 +342,9 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 	wg.Wait()
 
 	results := make([]llm.Message, 0, len(runs))
+	terminate := len(runs) > 0
 	for _, tr := range runs {
+		terminate = terminate && tr.result.Terminate
 		content := tr.result.Content
 		if content == nil {
 			content = []llm.ContentBlock{}
@@ -320,7 +357,7 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 		r.deliver(m)
 		results = append(results, m)
 	}
-	return results
+	return results, terminate
 }
 
 func (tr *toolRun) fail(text string) {
@@ -337,7 +374,7 @@ func (tr *toolRun) execute(ctx context.Context, cfg *Config, mu *sync.Mutex) {
 		}
 	}()
 	call := tools.Call{
-		ID: tr.call.ID, Args: tr.args, Cwd: cfg.Cwd, Env: cfg.Env,
+		ID: tr.call.ID, Args: tr.args, Cwd: cfg.Cwd, Env: cfg.Env, Files: cfg.Files, Runner: cfg.Runner,
 		OnUpdate: func(partial llm.ToolResult) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -347,7 +384,10 @@ func (tr *toolRun) execute(ctx context.Context, cfg *Config, mu *sync.Mutex) {
 			cfg.emit(events.ToolExecutionUpdate{ToolCallID: tr.call.ID, ToolName: tr.call.Name, Args: tr.args, PartialResult: partial})
 		},
 	}
+	started := time.Now() // monotonic
 	res, err := tr.tool.Execute(ctx, call)
+	ms := time.Since(started).Round(time.Millisecond).Milliseconds()
+	tr.duration = &ms
 	if err != nil {
 		tr.isError = true
 		tr.result = llm.TextResult(err.Error())

@@ -522,3 +522,44 @@ func TestEndTurnReachesMessageUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminatingToolBatchEndsTheRun: when every result of a tool batch
+// terminates (a tool's result or a blocked call), no model call follows;
+// one non-terminating result keeps the run going.
+func TestTerminatingToolBatchEndsTheRun(t *testing.T) {
+	final := &fakeTool{name: "final", run: func(ctx context.Context, call tools.Call) (llm.ToolResult, error) {
+		r := llm.TextResult("done")
+		r.Terminate = true
+		return r, nil
+	}}
+	plain := &fakeTool{name: "plain"}
+	block := func(ctx context.Context, call llm.ContentBlock, args map[string]any) (agent.ToolDecision, error) {
+		if call.ID == "stop" {
+			return agent.ToolDecision{Block: true, Reason: "stopped", Terminate: true}, nil
+		}
+		return agent.ToolDecision{}, nil
+	}
+	for _, c := range []struct {
+		name  string
+		calls []faux.ToolCall
+		turns int
+	}{
+		{"all terminate", calls("final#a", "final#b", "plain#stop"), 1},
+		{"one does not", calls("final#a", "plain#p"), 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness([]faux.Step{{ToolCalls: c.calls}, {Text: "follow-up"}}, final, plain)
+			h.cfg.BeforeToolCall = block
+			msgs := h.run(context.Background(), "go")
+			n := 0
+			for _, m := range msgs {
+				if m.Role == llm.RoleAssistant {
+					n++
+				}
+			}
+			if n != c.turns {
+				t.Fatalf("%d model calls, want %d: %v", n, c.turns, roles(msgs))
+			}
+		})
+	}
+}

@@ -1,25 +1,21 @@
-// Package app is the composition root and the session runtime: it builds the
-// model catalog, tools and session store from the configuration, and owns
-// the state of the running session (model, thinking level, queues, the run
-// in flight) behind the methods the front ends call.
+// Package app is the composition root and the session runtime. The root
+// (New, build.go) builds the model catalog, tools, session store,
+// resources, MCP and extensions from the configuration, once; the runtime
+// (the other files) owns the state of the running session (model, thinking
+// level, queues, the run in flight) behind the methods the front ends
+// call.
 package app
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
-	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
 
-	"github.com/atomic-go/atomic/host/compaction"
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
-	"github.com/atomic-go/atomic/host/extensions"
-	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
@@ -30,61 +26,39 @@ const (
 	ModeRPC   = "rpc"
 	ModeJSON  = "json"
 	ModePrint = "print"
+	// ModeACP is the Agent Client Protocol front end (host/acp); like RPC
+	// mode it serves a client that answers extension dialogs.
+	ModeACP = "acp"
 )
 
-// Options configure a runtime. Zero values mean defaults.
-type Options struct {
-	Cwd  string
-	Mode string
-	// Settings are the loaded settings; nil loads them for Cwd, the
-	// project's file only when the project is trusted (see trust.go),
-	// with SettingsOverrides (flag values in settings syntax) on top.
-	Settings          *config.Loaded
-	SettingsOverrides map[string]any
-
-	Provider      string // --provider
-	Model         string // --model
-	ThinkingLevel string // --thinking
-
-	NoSession   bool
-	SessionPath string // --session: open (or create) this file
-	Continue    bool   // -c: continue the latest session of the cwd
-	SessionName string
-
-	Tools   []string // --tools; nil means the defaults
-	NoTools bool
-
-	SystemPrompt       string
-	AppendSystemPrompt string
-
-	// Extensions are the -e paths; NoExtensions keeps only those.
-	Extensions   []string
-	NoExtensions bool
-	// TrustProject trusts the project and records the trust
-	// (--trust-project); see extensions.DecideProjectTrust for the rule.
-	TrustProject bool
-	// ExtensionFlags are command-line values of extension flags.
-	ExtensionFlags map[string]string
-	// ExtensionRuntimes are extra extension runtimes (scripts); plugin
-	// executables are always supported.
-	ExtensionRuntimes []extensions.Runtime
-	// HostVersion is the agent's version, told to plugins.
-	HostVersion string
-	// Resources (see resources.go).
-	Skills            []string // --skill paths
-	PromptTemplates   []string // --prompt-template paths
-	NoSkills          bool
-	NoPromptTemplates bool
-	NoContextFiles    bool
-	// ProjectTrusted, when set, replaces the trust rule for the project's
-	// own skills, templates, context files and system prompt files (tests,
-	// embedders); nil applies extensions.DecideProjectTrust.
-	ProjectTrusted func() bool
-
-	Log *slog.Logger
+// servesClient reports whether a front end with a user interface drives
+// the runtime (dialogs are shown, extension commands run in the
+// background).
+func (rt *Runtime) servesClient() bool {
+	return rt.opts.Mode == ModeRPC || rt.opts.Mode == ModeACP
 }
 
 // Runtime is the running agent session.
+//
+// Lock order (outer first; a goroutine holding one may take only those
+// below it):
+//
+//  1. queue.change: a change of the queues and its queue_update event
+//     (may hold mu briefly, then emits; queue.go);
+//  2. prov.loadMu: reloading models.json (takes mu to swap the catalog);
+//  3. mcp.mu: handing the servers to the MCP manager (asks trust.mu);
+//  4. mu: the session state. Never held while events are emitted or
+//     extensions or providers are called (it is held while the session
+//     file is appended to and while a lazily opened session's context is
+//     read from it);
+//  5. leaf locks, each held only for its own fields and never while
+//     another lock is taken: lmu (listeners), queue.mu (taken under mu
+//     where the queues are read or changed with the session state),
+//     trust.mu, res.mu, pkgs.mu, writes.mu, ext.uiMu, ext.turnMu,
+//     ext.nextTurnMu, ext.earlyMu.
+//
+// (Checked by reading every Lock of the package and every call made while
+// a lock is held, 2026-12-01.) Listeners run with no lock held (Emit).
 type Runtime struct {
 	opts     Options
 	settings config.Settings
@@ -93,6 +67,7 @@ type Runtime struct {
 	catalog  *llm.Catalog
 	tools    *tools.Registry
 	res      resourceState
+	pkgs     pkgState
 
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -102,39 +77,44 @@ type Runtime struct {
 	nextLID   int
 	sinks     []events.Sink // snapshot of listeners, replaced on change
 
-	// qmu serialises queue changes with their queue_update events, so
-	// that the last event a client sees matches the queue.
-	qmu sync.Mutex
+	// queue holds the steering and follow-up queues, their modes and the
+	// pause, under locks of its own (queue.go).
+	queue *messageQueues
 
 	cwd atomic.Pointer[string] // follows the session (sessions.go)
 
-	mu           sync.Mutex
-	sess         *session.Session
-	lazy         *session.Plan // context not loaded yet (sessions.go)
-	sessHooks    SessionHooks
-	ctxRules     session.ContextRules
-	model        *llm.Model
-	thinking     string
-	messages     []llm.Message
-	steering     []queued
-	followUp     []queued
-	steeringMode string
-	followUpMode string
-	autoCompact  bool
-	autoRetry    bool
-	run          *activeRun    // the active run; cleared when it decides to end, just before agent_end
-	last         *activeRun    // the latest run, which may still be emitting its last events
-	pendingBash  []pendingBash // bash messages held while a run is in flight (bash.go)
-	cmp          compactionState
-	closing      bool
+	mu          sync.Mutex
+	sess        *session.Session
+	lazy        *session.Plan // context not loaded yet (sessions.go)
+	sessHooks   SessionHooks
+	ctxRules    session.ContextRules
+	model       *llm.Model
+	thinking    string
+	messages    []llm.Message
+	autoCompact bool
+	autoRetry   bool
+	run         *activeRun    // the active run; cleared when it decides to end, just before agent_end
+	last        *activeRun    // the latest run, which may still be emitting its last events
+	pendingBash []pendingBash // bash messages held while a run is in flight (bash.go)
+	cmp         compactionState
+	closing     bool
+	// importCancel ends the copy of an import_session in progress
+	// (abort, shutdown).
+	importCancel context.CancelFunc
 	prov         *provState // providers, credentials, retry (catalog.go, retry.go)
 
 	ext       extState
+	mcp       mcpState   // MCP servers (mcp.go)
 	trust     trustState // project trust (trust.go)
 	shutdown  shutdownState
 	closeOnce sync.Once
 
 	writes writeHealth // session file write failures (session_write.go)
+
+	// toolFiles and toolRunner, when set by a front end, take the place
+	// of the disk and the local shell for the file tools and bash.
+	toolFiles  tools.Files
+	toolRunner tools.CommandRunner
 }
 
 // activeRun is one run of the agent, from the prompt that started it to
@@ -145,120 +125,6 @@ type activeRun struct {
 	done    chan struct{} // closed when the agent loop has returned (after agent_end)
 	settled chan struct{} // closed after agent_settled was emitted
 	prev    *activeRun    // the run before; this one starts once prev settled
-}
-
-// New builds a runtime from options.
-func New(opts Options) (*Runtime, error) {
-	if opts.Cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		opts.Cwd = wd
-	}
-	if opts.Mode == "" {
-		opts.Mode = ModeRPC
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	// Trust is decided before anything of the project is read.
-	agentDir := config.ResolvePaths(opts.Cwd).AgentDir
-	if opts.Settings != nil && opts.Settings.Paths.AgentDir != "" {
-		agentDir = opts.Settings.Paths.AgentDir
-	}
-	trusted := decideStartTrust(agentDir, opts.Cwd, opts.TrustProject, opts.Log)
-	if opts.Settings == nil {
-		loaded, err := loadSettings(opts, trusted)
-		if err != nil {
-			return nil, err
-		}
-		opts.Settings = loaded
-	}
-	for _, d := range opts.Settings.Diagnostics {
-		opts.Log.Warn("settings problem", "path", d.Path, "problem", d.Message)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	rt := &Runtime{
-		opts: opts, settings: opts.Settings.Settings, paths: opts.Settings.Paths, log: opts.Log,
-		baseCtx: ctx, cancelBase: cancel, listeners: map[int]events.Sink{},
-	}
-	rt.ext.bus = hooks.New() // before anything can emit (see tapExtensions)
-	rt.shutdown.ch = make(chan struct{})
-	rt.steeringMode = queueMode(rt.settings.SteeringMode)
-	rt.followUpMode = queueMode(rt.settings.FollowUpMode)
-	rt.autoCompact = rt.settings.Compaction.Enabled
-	rt.autoRetry = rt.settings.Retry.Enabled
-
-	rt.setupCatalog() // providers, models (built-in + models.json), credentials
-
-	active := tools.DefaultActive
-	if len(rt.settings.DefaultTools) > 0 {
-		active = rt.settings.DefaultTools
-	}
-	if opts.Tools != nil {
-		active = opts.Tools
-	}
-	if opts.NoTools {
-		active = nil
-	}
-	rt.tools = tools.NewRegistryWithBuiltins(active)
-
-	rt.cwd.Store(&opts.Cwd)
-	rt.ctxRules = compaction.ContextRules
-	if err := rt.selectInitialModel(); err != nil {
-		return nil, err
-	}
-	// The session decides the working directory, which the resources
-	// are discovered for.
-	if err := rt.openInitialSession(); err != nil {
-		return nil, err
-	}
-	if c := rt.Cwd(); c != opts.Cwd {
-		// The session works in another project: that one is judged.
-		trusted = decideStartTrust(agentDir, c, opts.TrustProject, opts.Log)
-	}
-	rt.setTrust(rt.Cwd(), trusted)
-	rt.initResources()
-	rt.setupExtensions(trusted)
-	return rt, nil
-}
-
-func queueMode(s string) string {
-	if s == "all" {
-		return "all"
-	}
-	return "one-at-a-time"
-}
-
-// selectInitialModel picks the model: flags, then settings, then the first
-// available model, then faux.
-func (rt *Runtime) selectInitialModel() error {
-	provider, id := rt.opts.Provider, rt.opts.Model
-	if provider == "" && id == "" {
-		provider, id = rt.settings.DefaultProvider, rt.settings.DefaultModel
-	}
-	level := rt.settings.DefaultThinkingLevel
-	if rt.opts.ThinkingLevel != "" {
-		level = rt.opts.ThinkingLevel
-	}
-	if m, lvl, ok := rt.resolveModel(provider, id); ok {
-		rt.model = &m
-		if lvl != "" {
-			level = lvl
-		}
-	} else if rt.opts.Provider != "" || rt.opts.Model != "" {
-		return fmt.Errorf("model not found: %s", joinModel(provider, id))
-	} else if avail := rt.catalog.Available(); len(avail) > 0 {
-		m := avail[0]
-		rt.model = &m
-	}
-	if !llm.IsThinkingLevel(level) {
-		level = llm.ThinkingMedium
-	}
-	rt.thinking = llm.ClampThinkingLevel(rt.model, level)
-	rt.prov.wantThinking = level
-	return nil
 }
 
 func joinModel(provider, id string) string {
@@ -369,6 +235,19 @@ func (rt *Runtime) Cwd() string { return *rt.cwd.Load() }
 // Log returns the runtime's logger (stderr or a log file).
 func (rt *Runtime) Log() *slog.Logger { return rt.log }
 
+// Settings returns the settings the runtime started with.
+func (rt *Runtime) Settings() config.Settings { return rt.settings }
+
+// SetToolBackends makes the file tools (read, write, edit) work on files
+// and bash run its commands with runner, from the next run on (nil: the
+// disk, the local shell). A front end whose client holds the files or
+// the terminal (ACP) sets them.
+func (rt *Runtime) SetToolBackends(files tools.Files, runner tools.CommandRunner) {
+	rt.mu.Lock()
+	rt.toolFiles, rt.toolRunner = files, runner
+	rt.mu.Unlock()
+}
+
 // ErrClosing is returned for prompts that arrive while the runtime shuts
 // down.
 var ErrClosing = errors.New("The agent is shutting down")
@@ -387,6 +266,7 @@ func (rt *Runtime) Close() {
 	rt.closeOnce.Do(func() {
 		rt.closeSession() // session_shutdown (reason quit) goes to extensions
 		rt.closeExtensions()
+		rt.closeMCP()
 	})
 }
 

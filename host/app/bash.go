@@ -9,6 +9,7 @@ import (
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
+	"github.com/atomic-go/atomic/sdk/rpcwire"
 )
 
 // BashRequest is a shell command a client runs directly (the RPC bash and
@@ -23,20 +24,13 @@ type BashRequest struct {
 	OnOutput func(stream, text string)
 }
 
-// BashResult is the outcome of a direct shell command.
-type BashResult struct {
-	// Output is the end of the merged, cleaned output (at most
-	// tools.DefaultMaxLines lines and tools.DefaultMaxBytes bytes).
-	Output string `json:"output"`
-	// ExitCode is absent when the command was cancelled or killed by a
-	// signal.
-	ExitCode  *int `json:"exitCode,omitempty"`
-	Cancelled bool `json:"cancelled"`
-	Truncated bool `json:"truncated"`
-	// FullOutputPath names the file with the whole output; absent unless
-	// the output was truncated and the file could be written.
-	FullOutputPath string `json:"fullOutputPath,omitempty"`
-}
+// BashResult is the answer to a direct bash command: Output is the end of
+// the merged, cleaned output (at most tools.DefaultMaxLines lines and
+// tools.DefaultMaxBytes bytes); ExitCode is absent when the command was
+// cancelled or killed by a signal; FullOutputPath names the file with the
+// whole output, absent unless the output was truncated and the file could
+// be written.
+type BashResult = rpcwire.BashResult
 
 // ErrEmptyCommand is returned for a bash request without a command.
 var ErrEmptyCommand = errors.New(`Invalid command: "command" must not be empty`)

@@ -2,16 +2,12 @@ package app
 
 import (
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/atomic-go/atomic/host/llm"
-	"github.com/atomic-go/atomic/host/llm/anthropic"
 	"github.com/atomic-go/atomic/host/llm/auth"
 	"github.com/atomic-go/atomic/host/llm/faux"
-	"github.com/atomic-go/atomic/host/llm/google"
-	"github.com/atomic-go/atomic/host/llm/openai"
 )
 
 // provState is the runtime's provider-side state: credentials, the
@@ -29,27 +25,6 @@ type provState struct {
 	// guarded by rt.mu
 	wantThinking string
 	retry        *retryWait
-}
-
-// setupCatalog registers the provider implementations and loads the
-// built-in models, models.json and credentials. Faux stays registered and
-// comes last, so that any provider with credentials is preferred.
-func (rt *Runtime) setupCatalog() {
-	rt.prov = &provState{
-		auth:       auth.NewResolver(filepath.Join(rt.paths.AgentDir, "auth.json"), rt.log),
-		modelsPath: filepath.Join(rt.paths.AgentDir, "models.json"),
-	}
-	rt.prov.auth.SetKeyless(faux.ProviderID, true)
-	c := llm.NewCatalog()
-	c.RegisterAPI(faux.API, faux.New())
-	c.RegisterAPI(anthropic.API, anthropic.New())
-	c.RegisterAPI(openai.APICompletions, openai.NewCompletions())
-	c.RegisterAPI(openai.APIResponses, openai.NewResponses())
-	c.RegisterAPI(google.API, google.New())
-	c.Credential = rt.prov.auth.APIKey
-	c.Usable = rt.prov.auth.Usable
-	rt.catalog = c
-	rt.reloadModels(true)
 }
 
 // reloadModels rebuilds the model list when models.json changed (or

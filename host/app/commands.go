@@ -4,28 +4,14 @@ import (
 	"context"
 
 	"github.com/atomic-go/atomic/host/resources"
+	"github.com/atomic-go/atomic/sdk/rpcwire"
 )
 
 // SlashCommand is one entry of get_commands.
-type SlashCommand struct {
-	Name        string `json:"name"` // without the leading "/"; skills are "skill:<name>"
-	Description string `json:"description,omitempty"`
-	// Source is "extension", "prompt" or "skill".
-	Source string `json:"source"`
-	// Location is "user", "project" or "path" (absent for extensions).
-	Location               string                `json:"location,omitempty"`
-	Path                   string                `json:"path,omitempty"`
-	ArgumentHint           string                `json:"argumentHint,omitempty"`
-	HasArgumentCompletions bool                  `json:"hasArgumentCompletions,omitempty"`
-	SourceInfo             *resources.SourceInfo `json:"sourceInfo,omitempty"`
-}
+type SlashCommand = rpcwire.SlashCommand
 
-// Completion is one argument completion of a command.
-type Completion struct {
-	Value       string `json:"value"`
-	Label       string `json:"label"`
-	Description string `json:"description,omitempty"`
-}
+// Completion is one argument completion of get_command_completions.
+type Completion = rpcwire.Completion
 
 // CommandProvider supplies the extension commands: the extension host
 // implements it and installs it with SetCommandProvider.
@@ -75,14 +61,14 @@ func (rt *Runtime) ResourceCommands() []SlashCommand {
 	for _, t := range set.Templates {
 		info := t.Info
 		out = append(out, SlashCommand{
-			Name: t.Name, Description: t.Description, Source: "prompt", Location: info.Location(),
+			Name: t.Name, Description: t.Description, Source: "prompt", Location: resources.Location(info),
 			Path: t.Path, ArgumentHint: t.ArgumentHint, SourceInfo: &info,
 		})
 	}
 	for _, sk := range set.Skills {
 		info := sk.Info
 		out = append(out, SlashCommand{
-			Name: "skill:" + sk.Name, Description: sk.Description, Source: "skill", Location: info.Location(),
+			Name: "skill:" + sk.Name, Description: sk.Description, Source: "skill", Location: resources.Location(info),
 			Path: sk.FilePath, SourceInfo: &info,
 		})
 	}

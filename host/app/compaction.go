@@ -13,6 +13,7 @@ import (
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // Compaction error texts.
@@ -113,6 +114,13 @@ func (rt *Runtime) AbortCompaction() {
 // manual compaction already running is joined, an automatic one is taken
 // over.
 func (rt *Runtime) Compact(ctx context.Context) (*compaction.Result, error) {
+	return rt.CompactWith(ctx, "")
+}
+
+// CompactWith is Compact with custom instructions (pi's
+// customInstructions): when not blank they replace the relevance query the
+// planner keeps lines for.
+func (rt *Runtime) CompactWith(ctx context.Context, instructions string) (*compaction.Result, error) {
 	rt.mu.Lock()
 	c := rt.cmp.active
 	rt.mu.Unlock()
@@ -125,7 +133,7 @@ func (rt *Runtime) Compact(ctx context.Context) (*compaction.Result, error) {
 		<-c.done
 	}
 	rt.AbortRun()
-	return rt.runCompaction(ctx, events.CompactionManual, compaction.Recoverable, false)
+	return rt.runCompactionFocus(ctx, events.CompactionManual, compaction.Recoverable, false, instructions)
 }
 
 // compactionParamsLocked are the effective compaction parameters.
@@ -137,6 +145,12 @@ func (rt *Runtime) compactionParamsLocked() compaction.Parameters {
 
 // runCompaction runs one compaction with its start and end events.
 func (rt *Runtime) runCompaction(parent context.Context, reason string, urgency compaction.Urgency, willRetry bool) (*compaction.Result, error) {
+	return rt.runCompactionFocus(parent, reason, urgency, willRetry, "")
+}
+
+// runCompactionFocus is runCompaction with a relevance query that
+// replaces the configured one when not blank.
+func (rt *Runtime) runCompactionFocus(parent context.Context, reason string, urgency compaction.Urgency, willRetry bool, focus string) (*compaction.Result, error) {
 	ctx, cancel := context.WithCancel(parent)
 	c := &compactionRun{reason: reason, cancel: cancel, done: make(chan struct{})}
 	rt.mu.Lock()
@@ -144,7 +158,7 @@ func (rt *Runtime) runCompaction(parent context.Context, reason string, urgency 
 	rt.mu.Unlock()
 	rt.Emit(events.CompactionStart{Reason: reason})
 
-	res, err := rt.compactNow(ctx, reason, urgency)
+	res, err := rt.compactNow(ctx, reason, urgency, focus)
 	if err != nil && (ctx.Err() != nil || compaction.IsCancelled(err)) {
 		err = compaction.ErrCancelled
 	}
@@ -191,10 +205,13 @@ func backupLabel(reason string) string {
 }
 
 // compactNow prepares, plans, persists and rebuilds the context.
-func (rt *Runtime) compactNow(ctx context.Context, reason string, urgency compaction.Urgency) (*compaction.Result, error) {
+func (rt *Runtime) compactNow(ctx context.Context, reason string, urgency compaction.Urgency, focus string) (*compaction.Result, error) {
 	rt.mu.Lock()
 	sess, model, level := rt.sess, rt.model, rt.thinking
 	params := rt.compactionParamsLocked()
+	if f := strings.TrimSpace(focus); f != "" {
+		params.Query = f
+	}
 	hooks := rt.cmp.hooks
 	afterBackup := rt.cmp.afterBackup
 	rt.mu.Unlock()
@@ -303,7 +320,7 @@ func (rt *Runtime) thresholdExceeded() bool {
 		if m.StopReason == llm.StopError || m.StopReason == llm.StopAborted {
 			return false
 		}
-		return compaction.ContextTokens(m.Usage) > limit
+		return llm.ContextTokens(m.Usage) > limit
 	}
 	return false
 }
@@ -399,9 +416,10 @@ func (rt *Runtime) backupSession(sess *session.Session, label string) (string, e
 	return dst, nil
 }
 
-// copyFile copies src to a new file dst (mode 0600) and syncs it.
+// copyFile copies the regular file src to a new file dst (mode 0600,
+// never replacing anything) and syncs it.
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	in, _, err := fsutil.OpenRegular(src)
 	if err != nil {
 		return err
 	}

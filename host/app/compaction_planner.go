@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/atomic-go/atomic/host/agent"
 	"github.com/atomic-go/atomic/host/compaction"
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
@@ -17,7 +18,7 @@ type plannerSetup struct {
 	level    string
 	provider llm.Provider
 	apiKey   string
-	retry    retryPolicy
+	retry    agent.RetryPolicy
 	budgets  map[string]int
 	reason   string
 }
@@ -54,15 +55,15 @@ func (rt *Runtime) plannerFor(s plannerSetup) compaction.Planner {
 			if msg.StopReason != llm.StopError || rep.Aborted || rep.Overflow {
 				return rep
 			}
-			if !s.retry.enabled || attempt >= s.retry.maxRetries || !llm.IsTransient(err, msg.ErrorMessage) {
+			if !s.retry.Enabled || attempt >= s.retry.MaxRetries || !llm.IsTransient(err, msg.ErrorMessage) {
 				return rep
 			}
-			d, ok := s.retry.delay(attempt+1, llm.RetryAfterOf(err))
+			d, ok := s.retry.Delay(attempt+1, llm.RetryAfterOf(err))
 			if !ok {
 				return rep
 			}
 			rt.Emit(events.SummarizationRetryScheduled{
-				Attempt: attempt + 1, MaxAttempts: s.retry.maxRetries, DelayMs: d.Milliseconds(), ErrorMessage: msg.ErrorMessage,
+				Attempt: attempt + 1, MaxAttempts: s.retry.MaxRetries, DelayMs: d.Milliseconds(), ErrorMessage: msg.ErrorMessage,
 			})
 			retried = true
 			t := time.NewTimer(d)

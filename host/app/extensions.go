@@ -3,16 +3,18 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/extensions"
-	"github.com/atomic-go/atomic/host/extensions/grpcext"
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/resources"
 	"github.com/atomic-go/atomic/host/tools"
+	"github.com/atomic-go/atomic/host/trust"
 )
 
 // UI shows extension dialogs and notifications to the user (the RPC
@@ -27,6 +29,10 @@ type extState struct {
 	bus   *hooks.Bus
 	mgr   *extensions.Manager
 	ready chan struct{}
+	// started is closed once the start-up session_start has been
+	// delivered (or given up on): as in pi, no extension command runs
+	// before it.
+	started chan struct{}
 
 	uiMu sync.RWMutex
 	ui   UI
@@ -41,42 +47,97 @@ type extState struct {
 	earlyMu   sync.Mutex
 	early     []events.Event
 	earlyDone bool
+
+	// reloads counts extension reloads: a command whose extension was
+	// reloaded under it (ctx.reload) ends quietly.
+	reloads atomic.Int64
 }
 
-// setupExtensions discovers and starts extensions in the background.
-// trusted is the start-up trust decision for rt.Cwd().
-func (rt *Runtime) setupExtensions(trusted bool) {
-	rt.ext.lastLevel = rt.thinking
-	rt.ext.bus.Log = rt.log
-	rt.ext.bus.OnError = rt.reportExtensionError
-	rt.ext.ready = make(chan struct{})
-	plugins := &grpcext.Runtime{Log: rt.log, HostVersion: rt.opts.HostVersion, FlagValues: rt.opts.ExtensionFlags}
-	runtimes := append([]extensions.Runtime{plugins, rt.scriptRuntime(plugins)}, rt.opts.ExtensionRuntimes...)
-	rt.ext.mgr = extensions.NewManager(extensions.Config{
-		Bus: rt.ext.bus, Host: &extHost{rt: rt}, Runtimes: runtimes, Log: rt.log,
-		AgentDir: rt.agentDir(), Cwd: rt.Cwd(), TrustProject: rt.opts.TrustProject, StartTrusted: &trusted,
-		OnError: rt.reportExtensionError,
-	})
-	rt.ext.mgr.Start(rt.discoverExtensions())
-	rt.SetCommandProvider(extCommands{rt: rt})
-	rt.SetResourceDiscoverer(rt.resourcesDiscover)
-	rt.installSessionHooks()
-	rt.installCompactionHooks()
-	rt.OnReload(rt.reloadExtensions)
-	go func() {
-		_ = rt.ext.mgr.Wait(context.Background())
-		rt.registerExtensionTools()
-		close(rt.ext.ready)
-		if rt.ext.bus.Has(hooks.ResourcesDiscover) {
-			rt.RediscoverResources(rt.baseCtx, "startup")
-		}
-		rt.ext.bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: "startup"})
-	}()
+// The methods below each take one of extState's leaf locks for its own
+// fields only.
+
+func (e *extState) setUI(ui UI) {
+	e.uiMu.Lock()
+	e.ui = ui
+	e.uiMu.Unlock()
+}
+
+func (e *extState) currentUI() UI {
+	e.uiMu.RLock()
+	defer e.uiMu.RUnlock()
+	return e.ui
+}
+
+// turn returns the index of the turn in progress; next counts it as
+// ended (turn_end) and returns its index.
+func (e *extState) turn(next bool) int {
+	e.turnMu.Lock()
+	defer e.turnMu.Unlock()
+	idx := e.turnIndex
+	if next {
+		e.turnIndex++
+	}
+	return idx
+}
+
+// resetTurns starts the count of a run's turns again (agent_start).
+func (e *extState) resetTurns() {
+	e.turnMu.Lock()
+	e.turnIndex = 0
+	e.turnMu.Unlock()
+}
+
+// swapLevel records the thinking level and returns the one before.
+func (e *extState) swapLevel(level string) (prev string) {
+	e.turnMu.Lock()
+	defer e.turnMu.Unlock()
+	prev, e.lastLevel = e.lastLevel, level
+	return prev
+}
+
+// holdNextTurn keeps a message for the next prompt (deliverAs
+// "nextTurn").
+func (e *extState) holdNextTurn(msg llm.Message) {
+	e.nextTurnMu.Lock()
+	e.nextTurn = append(e.nextTurn, msg)
+	e.nextTurnMu.Unlock()
+}
+
+// takeNextTurn returns the messages held for the next prompt.
+func (e *extState) takeNextTurn() []llm.Message {
+	e.nextTurnMu.Lock()
+	defer e.nextTurnMu.Unlock()
+	out := e.nextTurn
+	e.nextTurn = nil
+	return out
+}
+
+// keepEarly keeps an event for the first listener and reports whether it
+// did (false once that listener came).
+func (e *extState) keepEarly(ev events.Event) bool {
+	e.earlyMu.Lock()
+	defer e.earlyMu.Unlock()
+	if e.earlyDone {
+		return false
+	}
+	e.early = append(e.early, ev)
+	return true
+}
+
+// takeEarly returns the kept events; from then on none are kept.
+func (e *extState) takeEarly() []events.Event {
+	e.earlyMu.Lock()
+	defer e.earlyMu.Unlock()
+	early := e.early
+	e.early, e.earlyDone = nil, true
+	return early
 }
 
 func (rt *Runtime) discoverExtensions() extensions.Discovered {
+	cli, pkgs := packageExtensions(rt.packagesNow())
 	return extensions.Discover(extensions.DiscoverOptions{
 		AgentDir: rt.paths.AgentDir, Cwd: rt.Cwd(), CLI: rt.opts.Extensions, NoExtensions: rt.opts.NoExtensions,
+		CLIPackages: cli, Packages: pkgs,
 	})
 }
 
@@ -107,6 +168,7 @@ func (rt *Runtime) reloadExtensions(ctx context.Context, phase string) error {
 	rt.extReady()
 	switch phase {
 	case ReloadShutdown:
+		rt.ext.reloads.Add(1)
 		rt.ext.bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: "reload"})
 		rt.ext.bus.Flush(3 * time.Second)
 		rt.unregisterExtensionTools()
@@ -130,14 +192,8 @@ func (rt *Runtime) reportExtensionError(e hooks.ExtensionError) {
 	rt.lmu.Lock()
 	none := len(rt.listeners) == 0
 	rt.lmu.Unlock()
-	if none {
-		rt.ext.earlyMu.Lock()
-		if !rt.ext.earlyDone {
-			rt.ext.early = append(rt.ext.early, ev)
-			rt.ext.earlyMu.Unlock()
-			return
-		}
-		rt.ext.earlyMu.Unlock()
+	if none && rt.ext.keepEarly(ev) {
+		return
 	}
 	rt.Emit(ev)
 }
@@ -145,11 +201,7 @@ func (rt *Runtime) reportExtensionError(e hooks.ExtensionError) {
 // flushEarly hands errors reported before anyone listened to the first
 // listener.
 func (rt *Runtime) flushEarly(fn events.Sink) {
-	rt.ext.earlyMu.Lock()
-	early := rt.ext.early
-	rt.ext.early, rt.ext.earlyDone = nil, true
-	rt.ext.earlyMu.Unlock()
-	for _, ev := range early {
+	for _, ev := range rt.ext.takeEarly() {
 		fn(ev)
 	}
 }
@@ -158,9 +210,31 @@ func (rt *Runtime) flushEarly(fn events.Sink) {
 // like a built-in replaces it.
 func (rt *Runtime) registerExtensionTools() {
 	for _, ref := range rt.ext.mgr.Tools() {
-		rt.tools.Add(&extensions.Tool{Ref: ref}, true)
+		rt.tools.Add(&extensions.Tool{Ref: ref, Timeout: rt.settings.Timeouts.ToolTimeout()}, true)
 	}
 }
+
+// RefreshExtensionTools implements extensions.ToolRefresher: tools
+// registered since the extensions loaded are offered to the model (active);
+// a tool an extension registers again keeps its active state.
+func (h *extHost) RefreshExtensionTools() {
+	rt := h.rt
+	for _, ref := range rt.ext.mgr.Tools() {
+		name := ref.Spec.Name
+		active := true
+		if t, ok := rt.tools.Get(name); ok {
+			if et, ok := t.(*extensions.Tool); ok && et.Ref.Ext == ref.Ext {
+				if reflect.DeepEqual(et.Ref.Spec, ref.Spec) {
+					continue
+				}
+				active = rt.tools.IsActive(name)
+			}
+		}
+		rt.tools.Add(&extensions.Tool{Ref: ref}, active)
+	}
+}
+
+var _ extensions.ToolRefresher = (*extHost)(nil)
 
 // unregisterExtensionTools removes extension tools, putting back the
 // built-in tools they replaced (with their active state).
@@ -179,28 +253,42 @@ func (rt *Runtime) unregisterExtensionTools() {
 	}
 }
 
-// extReady waits until the extensions have started (bounded, so that a
-// stuck start never blocks a command forever).
+// extReadyLimit bounds extReady's wait: the start of each extension is
+// bounded by extensions.StartTimeout, but the work before it (resolving
+// packages, reading a Node extension's import graph) is not, and takes
+// many seconds on a busy machine. As pi (which answers nothing before its
+// extensions are loaded) a command waits for them; only a start that is
+// stuck beyond all of that is given up on.
+var extReadyLimit = 5 * time.Minute
+
+// extReady waits until the extensions have started (bounded by
+// extReadyLimit, so that a stuck start never blocks a command forever).
 func (rt *Runtime) extReady() {
 	select {
 	case <-rt.ext.ready:
+		return
 	case <-time.After(extensions.StartTimeout + 5*time.Second):
+		rt.log.Warn("extensions are still starting; waiting for them")
+	}
+	select {
+	case <-rt.ext.ready:
+	case <-time.After(extReadyLimit):
 		rt.log.Warn("extensions are still starting; continuing without waiting")
 	}
 }
 
-// SetUI connects the extension UI (RPC mode).
+// SetUI connects the extension UI: the client's in RPC and ACP modes; in
+// print and json modes the one that shows notifications (dialogs are
+// cancelled there, as ctx.hasUI is false).
 func (rt *Runtime) SetUI(ui UI) {
-	rt.ext.uiMu.Lock()
-	rt.ext.ui = ui
-	rt.ext.uiMu.Unlock()
+	rt.ext.setUI(ui)
 }
 
 func (rt *Runtime) uiRequest(ctx context.Context, method string, params map[string]any) (extensions.UIAnswer, error) {
-	rt.ext.uiMu.RLock()
-	ui := rt.ext.ui
-	rt.ext.uiMu.RUnlock()
-	if ui == nil || rt.opts.Mode != ModeRPC {
+	ui := rt.ext.currentUI()
+	if ui == nil || (!rt.servesClient() && method != "notify") {
+		// Without a client (print and json modes) dialogs are cancelled;
+		// notifications still reach the UI set for those modes.
 		return extensions.UIAnswer{Cancelled: true}, nil
 	}
 	return ui.Request(ctx, method, params)
@@ -211,6 +299,10 @@ func (rt *Runtime) Hooks() *hooks.Bus { return rt.ext.bus }
 
 // Extensions returns the extension manager.
 func (rt *Runtime) Extensions() *extensions.Manager { return rt.ext.mgr }
+
+// ProjectTrusted reports whether the extension manager trusts the
+// project.
+func (rt *Runtime) ProjectTrusted() bool { return rt.ext.mgr.Trusted() }
 
 // ExtensionStatuses lists every extension found and what became of it.
 func (rt *Runtime) ExtensionStatuses() []extensions.Status {
@@ -234,13 +326,14 @@ func (rt *Runtime) TrustProject(ctx context.Context) (int, error) {
 		// The session moved to another directory (switch_session): trust
 		// that one too, so that its resources are used; its extensions
 		// load when the agent is started there.
-		if err := extensions.Trust(rt.agentDir(), cur, extensions.ProjectFingerprint(rt.agentDir(), cur)); err != nil {
+		if err := trust.Record(rt.agentDir(), cur, extensions.ProjectFingerprint(rt.agentDir(), cur)); err != nil {
 			return n, err
 		}
 		cwd = cur
 	}
 	rt.setTrust(cwd, true)
 	rt.registerExtensionTools()
+	rt.applyMCP() // the project's mcp.json
 	rt.RediscoverResources(ctx, "startup")
 	return n, nil
 }
@@ -253,16 +346,22 @@ type extCommands struct{ rt *Runtime }
 func (c extCommands) Commands() []SlashCommand {
 	rt := c.rt
 	rt.extReady()
-	scopes := map[string]string{}
+	infos := map[string]resources.SourceInfo{}
 	for _, st := range rt.ext.mgr.Statuses() {
-		scopes[st.Path] = st.Scope
+		info := resources.SourceInfo{Path: st.Path, Source: "extension", Scope: st.Scope, Origin: resources.OriginTopLevel}
+		if p := st.Package; p != nil {
+			info = resources.SourceInfo{Path: st.Path, Source: p.Source, Scope: p.Scope, Origin: resources.OriginPackage, BaseDir: p.Root}
+		}
+		infos[st.Path] = info
 	}
 	var out []SlashCommand
 	for _, cmd := range rt.ext.mgr.Commands() {
+		info := infos[cmd.Path]
+		info.Path = cmd.Path
 		out = append(out, SlashCommand{
 			Name: cmd.Spec.Name, Description: cmd.Spec.Description, Source: "extension", Path: cmd.Path,
 			HasArgumentCompletions: cmd.Spec.HasCompletions,
-			SourceInfo:             &resources.SourceInfo{Path: cmd.Path, Source: "extension", Scope: scopes[cmd.Path], Origin: "top-level"},
+			SourceInfo:             &info,
 		})
 	}
 	return out
@@ -331,11 +430,23 @@ func (rt *Runtime) extensionCommand(text string) func() {
 		return nil
 	}
 	run := func() {
-		if err := ref.Ext.RunCommand(rt.baseCtx, name, args); err != nil && rt.baseCtx.Err() == nil {
+		// pi runs no command before session_start has been handled (an
+		// extension sets up there what its commands use).
+		<-rt.ext.started
+		gen := rt.ext.reloads.Load()
+		err := ref.Ext.RunCommand(rt.baseCtx, name, args)
+		if err != nil && rt.ext.reloads.Load() != gen {
+			// The command reloaded its extension (ctx.reload): the
+			// instance that ran it is gone, which is not the command's
+			// failure.
+			rt.log.Info("a command's extension was reloaded while it ran", "command", name, "err", err)
+			return
+		}
+		if err != nil && rt.baseCtx.Err() == nil {
 			rt.reportExtensionError(hooks.ExtensionError{ExtensionPath: "command:" + name, Event: "command", Error: err.Error()})
 		}
 	}
-	if rt.opts.Mode != ModeRPC {
+	if !rt.servesClient() {
 		return run
 	}
 	return func() { go run() }

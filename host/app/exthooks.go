@@ -9,6 +9,7 @@ import (
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
+	"github.com/atomic-go/atomic/host/tools"
 )
 
 // installHooks connects the agent loop's hook points to the bus. Hook
@@ -35,7 +36,7 @@ func (rt *Runtime) installHooks(cfg *agent.Config) {
 				args[k] = v
 			}
 		}
-		return agent.ToolDecision{Block: d.Block, Reason: d.Reason}, nil
+		return agent.ToolDecision{Block: d.Block, Reason: d.Reason, Terminate: d.Terminate}, nil
 	}
 	cfg.AfterToolCall = func(ctx context.Context, call llm.ContentBlock, args map[string]any, res llm.ToolResult, isError bool) (llm.ToolResult, bool) {
 		if !bus.Has(hooks.ToolResult) {
@@ -47,7 +48,9 @@ func (rt *Runtime) installHooks(cfg *agent.Config) {
 		if !changed {
 			return res, isError
 		}
-		return llm.ToolResult{Content: ev.Content, Details: ev.Details}, ev.IsError
+		// A patched result comes from an extension: the same caps as its
+		// own tools' results.
+		return tools.BoundResult(llm.ToolResult{Content: ev.Content, Details: ev.Details, Terminate: res.Terminate}, "a tool_result handler"), ev.IsError
 	}
 }
 
@@ -58,26 +61,19 @@ func (rt *Runtime) notifyExtensions(ev events.Event) {
 	name := ev.EventType()
 	switch e := ev.(type) {
 	case events.TurnStart:
-		rt.ext.turnMu.Lock()
-		idx := rt.ext.turnIndex
-		rt.ext.turnMu.Unlock()
+		idx := rt.ext.turn(false)
 		if bus.Has(name) {
 			bus.Notify(name, hooks.TurnStartEvent{TurnIndex: idx, Timestamp: llm.Now()})
 		}
 		return
 	case events.TurnEnd:
-		rt.ext.turnMu.Lock()
-		idx := rt.ext.turnIndex
-		rt.ext.turnIndex++
-		rt.ext.turnMu.Unlock()
+		idx := rt.ext.turn(true)
 		if bus.Has(name) {
 			bus.Notify(name, hooks.TurnEndEvent{TurnIndex: idx, Message: e.Message, ToolResults: e.ToolResults})
 		}
 		return
 	case events.AgentStart:
-		rt.ext.turnMu.Lock()
-		rt.ext.turnIndex = 0
-		rt.ext.turnMu.Unlock()
+		rt.ext.resetTurns()
 	}
 	if !bus.Has(name) {
 		return
@@ -135,11 +131,7 @@ func (rt *Runtime) inputHook(text string, images []llm.ContentBlock, source, beh
 
 // takeNextTurn returns the messages extensions held for the next prompt.
 func (rt *Runtime) takeNextTurn() []llm.Message {
-	rt.ext.nextTurnMu.Lock()
-	defer rt.ext.nextTurnMu.Unlock()
-	out := rt.ext.nextTurn
-	rt.ext.nextTurn = nil
-	return out
+	return rt.ext.takeNextTurn()
 }
 
 // UserBash offers a shell command the user runs directly (the RPC bash and
@@ -183,10 +175,7 @@ func (rt *Runtime) tapExtensions(ev events.Event) {
 			bus.Notify(hooks.ModelSelect, hooks.ModelSelectEvent{Model: e.Model, PreviousModel: e.PreviousModel, Source: e.Source})
 		}
 	case events.ThinkingLevelChanged:
-		rt.ext.turnMu.Lock()
-		prev := rt.ext.lastLevel
-		rt.ext.lastLevel = e.Level
-		rt.ext.turnMu.Unlock()
+		prev := rt.ext.swapLevel(e.Level)
 		if bus.Has(hooks.ThinkingLevelSelect) {
 			bus.Notify(hooks.ThinkingLevelSelect, map[string]any{"level": e.Level, "previousLevel": prev})
 		}

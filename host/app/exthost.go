@@ -28,7 +28,7 @@ func (h *extHost) HandlerContext() extensions.HandlerContext {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	hc := extensions.HandlerContext{
-		Cwd: rt.Cwd(), Mode: rt.opts.Mode, HasUI: rt.opts.Mode == ModeRPC,
+		Cwd: rt.Cwd(), Mode: rt.opts.Mode, HasUI: rt.servesClient(),
 		SessionID: rt.sess.ID(), SessionFile: rt.sess.Path(), ThinkingLevel: rt.thinking, IsIdle: rt.run == nil,
 	}
 	if rt.ext.mgr != nil {
@@ -47,9 +47,7 @@ func (h *extHost) SendMessage(_ context.Context, m hooks.CustomMessage, triggerT
 	rt := h.rt
 	msg := customMessage(m)
 	if deliverAs == "nextTurn" {
-		rt.ext.nextTurnMu.Lock()
-		rt.ext.nextTurn = append(rt.ext.nextTurn, msg)
-		rt.ext.nextTurnMu.Unlock()
+		rt.ext.holdNextTurn(msg)
 		return nil
 	}
 	rt.mu.Lock()
@@ -183,31 +181,19 @@ func marshalEntries(es []*session.Entry) (json.RawMessage, error) {
 	return json.Marshal(es)
 }
 
-// ContextUsage estimates the context window usage: the last assistant
-// usage plus a chars/4 estimate of the messages after it.
+// ContextUsage is get_session_stats' contextUsage, for ctx.getContextUsage().
 func (h *extHost) ContextUsage(context.Context) json.RawMessage {
 	rt := h.rt
 	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.model == nil || rt.model.ContextWindow <= 0 {
+	model := rt.model
+	rt.mu.Unlock()
+	var est contextUsageEstimate
+	rt.eachContextMessage(est.add)
+	cu := est.usage(model)
+	if cu == nil {
 		return nil
 	}
-	msgs := rt.contextLocked()
-	tokens := 0
-	i := len(msgs) - 1
-	for ; i >= 0; i-- {
-		m := msgs[i]
-		if m.Role == llm.RoleAssistant && m.Usage.TotalTokens > 0 {
-			tokens = m.Usage.TotalTokens
-			break
-		}
-	}
-	for j := i + 1; j < len(msgs); j++ {
-		b, _ := json.Marshal(msgs[j].Content)
-		tokens += len(b) / 4
-	}
-	pct := float64(tokens) * 100 / float64(rt.model.ContextWindow)
-	b, _ := json.Marshal(map[string]any{"tokens": tokens, "contextWindow": rt.model.ContextWindow, "percent": pct})
+	b, _ := json.Marshal(cu)
 	return b
 }
 
@@ -313,7 +299,7 @@ func (h *extHost) Commands(context.Context) json.RawMessage {
 func (h *extHost) State(context.Context) extensions.HostState {
 	rt := h.rt
 	rt.mu.Lock()
-	st := extensions.HostState{IsIdle: rt.run == nil, HasPendingMessages: len(rt.steering)+len(rt.followUp) > 0}
+	st := extensions.HostState{IsIdle: rt.run == nil, HasPendingMessages: rt.queue.status().pending > 0}
 	rt.mu.Unlock()
 	st.SystemPrompt = rt.systemPrompt()
 	return st

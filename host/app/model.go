@@ -8,8 +8,9 @@ import (
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
-	"github.com/atomic-go/atomic/host/llm/auth"
+	"github.com/atomic-go/atomic/host/llm/faux"
 	"github.com/atomic-go/atomic/host/session"
+	"github.com/atomic-go/atomic/sdk/rpcwire"
 )
 
 // Sources of a model change (model_changed.source).
@@ -20,9 +21,31 @@ const (
 
 // AvailableModels returns the models that can be used now (implemented API
 // and credentials present), re-reading models.json when it changed.
+//
+// The offline faux models are listed only when nothing else is available,
+// or (the one in use) when a faux model is the active model: model
+// pickers and cycle_model then never land on them by surprise. Selecting
+// one explicitly (--provider faux, set_model) still works.
 func (rt *Runtime) AvailableModels() []llm.Model {
 	rt.reloadModels(false)
-	return rt.catalog.Available()
+	return listableModels(rt.catalog.Available(), rt.currentModel())
+}
+
+// listableModels applies AvailableModels' rule for the faux models.
+func listableModels(avail []llm.Model, cur *llm.Model) []llm.Model {
+	var real, fauxActive []llm.Model
+	for _, m := range avail {
+		switch {
+		case m.Provider != faux.ProviderID:
+			real = append(real, m)
+		case cur != nil && cur.Provider == m.Provider && cur.ID == m.ID:
+			fauxActive = append(fauxActive, m)
+		}
+	}
+	if len(real) == 0 {
+		return avail
+	}
+	return append(real, fauxActive...)
 }
 
 // ScopedModels returns the available models matching the settings'
@@ -33,7 +56,8 @@ func (rt *Runtime) ScopedModels() []ScopedModel {
 	if len(patterns) == 0 {
 		return nil
 	}
-	avail := rt.AvailableModels()
+	rt.reloadModels(false)
+	avail := rt.catalog.Available() // a scope may name the faux models
 	var out []ScopedModel
 	seen := map[string]bool{}
 	for _, pat := range patterns {
@@ -59,8 +83,8 @@ func (rt *Runtime) ScopedModels() []ScopedModel {
 
 // ScopedModel is a model of the cycling scope with its optional level.
 type ScopedModel struct {
-	Model         llm.Model `json:"model"`
-	ThinkingLevel string    `json:"thinkingLevel,omitempty"`
+	Model         llm.Model
+	ThinkingLevel string
 }
 
 // SetModel switches to an available model. With persist it also becomes
@@ -87,11 +111,7 @@ func (rt *Runtime) SetModel(provider, id string, persist bool) (llm.Model, error
 }
 
 // CycleResult is the cycle_model answer.
-type CycleResult struct {
-	Model         llm.Model `json:"model"`
-	ThinkingLevel string    `json:"thinkingLevel"`
-	IsScoped      bool      `json:"isScoped"`
-}
+type CycleResult = rpcwire.CycleModelResult
 
 // CycleModel moves to the next (or, with direction "backward", previous)
 // model of the scope (enabledModels) or of the available models. It
@@ -134,7 +154,7 @@ func (rt *Runtime) CycleModel(direction string, persist bool) (*CycleResult, err
 			return nil, err
 		}
 	}
-	return &CycleResult{Model: next.Model, ThinkingLevel: level, IsScoped: isScoped}, nil
+	return &CycleResult{Model: WireModel(next.Model), ThinkingLevel: level, IsScoped: isScoped}, nil
 }
 
 // applyModel makes m the session's model and re-clamps the thinking level
@@ -199,11 +219,7 @@ func (rt *Runtime) updateSettings(fn func(map[string]any)) error {
 }
 
 // ThinkingAck is the set_thinking_level answer.
-type ThinkingAck struct {
-	Level    string `json:"level"`
-	Provider string `json:"provider,omitempty"`
-	ModelID  string `json:"modelId,omitempty"`
-}
+type ThinkingAck = rpcwire.ThinkingLevelResult
 
 // SetThinkingLevel sets the thinking level, clamped to what the model
 // supports; with persist it becomes defaultThinkingLevel in settings.
@@ -275,12 +291,7 @@ func (rt *Runtime) AvailableThinkingLevels() []string {
 }
 
 // LogoutResult is the logout_provider answer.
-type LogoutResult struct {
-	Provider   string        `json:"provider"`
-	AuthStatus auth.Status   `json:"authStatus"`
-	Models     []llm.Model   `json:"models"`
-	Scoped     []ScopedModel `json:"scopedModels,omitempty"`
-}
+type LogoutResult = rpcwire.LogoutResult
 
 // LogoutProvider removes the provider's key from auth.json and reports
 // what authentication remains (environment variables and models.json are
@@ -289,9 +300,5 @@ func (rt *Runtime) LogoutProvider(provider string) (LogoutResult, error) {
 	if _, err := rt.prov.auth.Logout(provider); err != nil {
 		return LogoutResult{}, err
 	}
-	models := rt.AvailableModels()
-	if models == nil {
-		models = []llm.Model{}
-	}
-	return LogoutResult{Provider: provider, AuthStatus: rt.prov.auth.Status(provider), Models: models, Scoped: rt.ScopedModels()}, nil
+	return LogoutResult{Provider: provider, AuthStatus: rt.prov.auth.Status(provider), Models: WireModels(rt.AvailableModels()), ScopedModels: WireScoped(rt.ScopedModels())}, nil
 }

@@ -29,15 +29,32 @@ type PromptInput struct {
 	StreamingBehavior string
 }
 
-type queued struct {
-	text string
-	msg  llm.Message
-}
-
 func userMessage(text string, images []llm.ContentBlock) llm.Message {
 	blocks := []llm.ContentBlock{llm.Text(text)}
 	blocks = append(blocks, images...)
 	return llm.Message{Role: llm.RoleUser, Content: llm.Content{Blocks: blocks}, Timestamp: llm.Now()}
+}
+
+// Dispositions of an accepted prompt, steer or follow_up (the
+// response's data.disposition, as pi 1.6 reports it).
+const (
+	// DispositionStarted: the prompt starts a run.
+	DispositionStarted = "started"
+	// DispositionQueued: the message waits in the steering or follow-up
+	// queue.
+	DispositionQueued = "queued"
+	// DispositionHandled: an extension command, an input hook or a
+	// built-in command consumed it; no run starts for it.
+	DispositionHandled = "handled"
+)
+
+// Accepted is what became of an accepted prompt.
+type Accepted struct {
+	// Start begins the run or the extension command (nil when there is
+	// nothing to start); the caller acknowledges the prompt first and
+	// then calls Start, so that the acknowledgement precedes the events.
+	Start       func()
+	Disposition string
 }
 
 // Prompt accepts a prompt. It returns a start function (nil when the prompt
@@ -45,25 +62,35 @@ func userMessage(text string, images []llm.ContentBlock) llm.Message {
 // prompt first and then calls start, so that the acknowledgement precedes
 // the run's events.
 func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
-	if handled, err := rt.builtinCommand(in.Text); handled {
-		return nil, err
+	a, err := rt.Submit(in)
+	return a.Start, err
+}
+
+// Submit is Prompt that also says what became of the prompt.
+func (rt *Runtime) Submit(in PromptInput) (Accepted, error) {
+	handled := Accepted{Disposition: DispositionHandled}
+	if ok, err := rt.builtinCommand(in.Text); ok {
+		if err != nil {
+			return Accepted{}, err
+		}
+		return handled, nil
 	}
 	rt.extReady()
 	// An extension command runs at once, even while streaming; no input
 	// hook, no expansion.
 	if cmd := rt.extensionCommand(in.Text); cmd != nil {
-		return cmd, nil
+		return Accepted{Start: cmd, Disposition: DispositionHandled}, nil
 	}
-	text, images, handled := rt.inputHook(in.Text, in.Images, "rpc", in.StreamingBehavior)
-	if handled {
-		return nil, nil
+	text, images, consumed := rt.inputHook(in.Text, in.Images, "rpc", rt.streamingBehaviorIfRunning(in.StreamingBehavior))
+	if consumed {
+		return handled, nil
 	}
 	in.Images = images
 	text = rt.expandInput(text)
 	rt.mu.Lock()
 	if rt.closing {
 		rt.mu.Unlock()
-		return nil, ErrClosing
+		return Accepted{}, ErrClosing
 	}
 	if rt.run != nil {
 		compacting := rt.isCompactingLocked()
@@ -72,27 +99,34 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 			// The run is compacting: the prompt waits for it as a follow-up.
 			in.StreamingBehavior = BehaviorFollowUp
 		}
+		queued := Accepted{Disposition: DispositionQueued}
 		switch in.StreamingBehavior {
 		case BehaviorSteer:
 			rt.enqueue(true, text, in.Images)
-			return nil, nil
+			return queued, nil
 		case BehaviorFollowUp:
 			rt.enqueue(false, text, in.Images)
-			return nil, nil
+			return queued, nil
 		case "":
-			return nil, ErrBusy
+			return Accepted{}, ErrBusy
 		default:
-			return nil, fmt.Errorf("invalid streamingBehavior %q: use \"steer\" or \"followUp\"", in.StreamingBehavior)
+			return Accepted{}, fmt.Errorf("invalid streamingBehavior %q: use \"steer\" or \"followUp\"", in.StreamingBehavior)
 		}
+	}
+	if rt.queue.isPaused() {
+		// Queued messages are held: the prompt waits with them.
+		rt.mu.Unlock()
+		rt.enqueue(in.StreamingBehavior == BehaviorSteer, text, in.Images)
+		return Accepted{Disposition: DispositionQueued}, nil
 	}
 	if rt.model == nil {
 		rt.mu.Unlock()
-		return nil, errors.New("No model selected.\n\nSet defaultProvider and defaultModel in settings, or pass --provider and --model.")
+		return Accepted{}, errors.New("No model selected.\n\nSet defaultProvider and defaultModel in settings, or pass --provider and --model.")
 	}
 	if _, ok := rt.catalog.Credential(rt.model.Provider); !ok {
 		p := rt.model.Provider
 		rt.mu.Unlock()
-		return nil, fmt.Errorf("No API key found for %s.\n\nSet the provider's API key environment variable or add it to auth.json or models.json.", p)
+		return Accepted{}, fmt.Errorf("No API key found for %s.\n\nSet the provider's API key environment variable or add it to auth.json or models.json.", p)
 	}
 	if len(in.Images) > 0 && !rt.model.SupportsImages() {
 		rt.log.Warn("model does not accept images; sending them anyway", "model", rt.model.ID)
@@ -102,32 +136,54 @@ func (rt *Runtime) Prompt(in PromptInput) (start func(), err error) {
 	wait := rt.compactionDoneLocked()
 	rt.mu.Unlock()
 	prompt := userMessage(text, in.Images)
-	return func() {
+	return Accepted{Disposition: DispositionStarted, Start: func() {
 		go func() {
 			if wait != nil { // a compaction outside a run: start once it is over
 				<-wait
 			}
 			rt.execute(run, []llm.Message{prompt})
 		}()
-	}, nil
+	}}, nil
+}
+
+// streamingBehaviorIfRunning is the streaming behaviour the input hook
+// sees: the given one while a run is active, none when idle.
+func (rt *Runtime) streamingBehaviorIfRunning(behavior string) string {
+	if !rt.IsStreaming() {
+		return ""
+	}
+	return behavior
 }
 
 // Steer queues a steering message.
 func (rt *Runtime) Steer(text string, images []llm.ContentBlock) error {
-	if rt.IsExtensionCommand(text) {
-		return errQueuedCommand(text)
-	}
-	rt.enqueue(true, rt.expandInput(text), images)
-	return nil
+	_, err := rt.Queue(true, text, images)
+	return err
 }
 
 // FollowUp queues a follow-up message.
 func (rt *Runtime) FollowUp(text string, images []llm.ContentBlock) error {
+	_, err := rt.Queue(false, text, images)
+	return err
+}
+
+// Queue queues a steering (steer) or follow-up message after the input
+// hook, which may consume it (DispositionHandled) or change it, and
+// returns its disposition. Extension commands are refused.
+func (rt *Runtime) Queue(steer bool, text string, images []llm.ContentBlock) (string, error) {
 	if rt.IsExtensionCommand(text) {
-		return errQueuedCommand(text)
+		return "", errQueuedCommand(text)
 	}
-	rt.enqueue(false, rt.expandInput(text), images)
-	return nil
+	behavior := BehaviorFollowUp
+	if steer {
+		behavior = BehaviorSteer
+	}
+	text, images, consumed := rt.inputHook(text, images, "rpc", rt.streamingBehaviorIfRunning(behavior))
+	if consumed {
+		return DispositionHandled, nil
+	}
+	rt.enqueue(steer, rt.expandInput(text), images)
+	return DispositionQueued, nil
 }
 
 func errQueuedCommand(text string) error {
@@ -142,93 +198,29 @@ func (rt *Runtime) enqueue(steer bool, text string, images []llm.ContentBlock) {
 // enqueueMessage queues any message (user or custom) as steering or
 // follow-up.
 func (rt *Runtime) enqueueMessage(steer bool, text string, msg llm.Message) {
-	rt.qmu.Lock()
-	defer rt.qmu.Unlock()
-	rt.mu.Lock()
-	q := queued{text: text, msg: msg}
-	if steer {
-		rt.steering = append(rt.steering, q)
-	} else {
-		rt.followUp = append(rt.followUp, q)
-	}
-	ev := rt.queueEventLocked()
-	rt.mu.Unlock()
-	rt.Emit(ev)
-}
-
-func (rt *Runtime) queueEventLocked() events.QueueUpdate {
-	ev := events.QueueUpdate{Steering: []string{}, FollowUp: []string{}}
-	for _, q := range rt.steering {
-		ev.Steering = append(ev.Steering, q.text)
-	}
-	for _, q := range rt.followUp {
-		ev.FollowUp = append(ev.FollowUp, q.text)
-	}
-	return ev
+	rt.queue.push(steer, queued{text: text, msg: msg})
 }
 
 // dequeue takes queued messages according to the mode.
-func (rt *Runtime) dequeue(steer bool) []llm.Message {
-	rt.qmu.Lock()
-	defer rt.qmu.Unlock()
-	rt.mu.Lock()
-	out := rt.takeLocked(steer)
-	if out == nil {
-		rt.mu.Unlock()
-		return nil
-	}
-	ev := rt.queueEventLocked()
-	rt.mu.Unlock()
-	rt.Emit(ev)
-	return out
-}
-
-// takeLocked removes queued messages according to the mode (one, or all)
-// and returns them stamped with the time of delivery; rt.mu is held.
-func (rt *Runtime) takeLocked(steer bool) []llm.Message {
-	q, mode := &rt.followUp, rt.followUpMode
-	if steer {
-		q, mode = &rt.steering, rt.steeringMode
-	}
-	if len(*q) == 0 {
-		return nil
-	}
-	n := 1
-	if mode == "all" {
-		n = len(*q)
-	}
-	taken := (*q)[:n]
-	*q = append([]queued(nil), (*q)[n:]...)
-	out := make([]llm.Message, len(taken))
-	for i, t := range taken {
-		out[i] = t.msg
-		out[i].Timestamp = llm.Now()
-	}
-	return out
-}
-
-// takeNextLocked takes what a continuation run starts with: steering
-// messages, or else follow-ups; rt.mu is held.
-func (rt *Runtime) takeNextLocked() []llm.Message {
-	if msgs := rt.takeLocked(true); len(msgs) > 0 {
-		return msgs
-	}
-	return rt.takeLocked(false)
-}
+func (rt *Runtime) dequeue(steer bool) []llm.Message { return rt.queue.dequeue(steer) }
 
 // ClearQueue removes every queued message and returns their texts.
-func (rt *Runtime) ClearQueue() (steering, followUp []string) {
-	rt.qmu.Lock()
-	defer rt.qmu.Unlock()
-	rt.mu.Lock()
-	ev := rt.queueEventLocked()
-	changed := len(rt.steering)+len(rt.followUp) > 0
-	rt.steering, rt.followUp = nil, nil
-	rt.mu.Unlock()
-	if changed {
-		rt.Emit(events.QueueUpdate{Steering: []string{}, FollowUp: []string{}})
+func (rt *Runtime) ClearQueue() (steering, followUp []string) { return rt.queue.clear() }
+
+// PauseQueued holds the queued messages (Atomic's pause_queued_messages):
+// steering and follow-up messages stay queued instead of being delivered,
+// and a prompt sent while idle is queued too, until ResumeQueued.
+func (rt *Runtime) PauseQueued() { rt.queue.pause() }
+
+// ResumeQueued ends a pause. Held messages go on: the run in flight picks
+// them up, or, when idle, a new run starts with them. released reports
+// whether any message was waiting.
+func (rt *Runtime) ResumeQueued() (released bool) {
+	released = rt.queue.resume()
+	if released {
+		rt.ContinueQueued()
 	}
-	return ev.Steering, ev.FollowUp
+	return released
 }
 
 // SetSteeringMode sets how steering messages are delivered.
@@ -236,9 +228,7 @@ func (rt *Runtime) SetSteeringMode(mode string) error {
 	if mode != "all" && mode != "one-at-a-time" {
 		return fmt.Errorf("invalid steering mode %q: use \"all\" or \"one-at-a-time\"", mode)
 	}
-	rt.mu.Lock()
-	rt.steeringMode = mode
-	rt.mu.Unlock()
+	rt.queue.setMode(true, mode)
 	return nil
 }
 
@@ -247,9 +237,7 @@ func (rt *Runtime) SetFollowUpMode(mode string) error {
 	if mode != "all" && mode != "one-at-a-time" {
 		return fmt.Errorf("invalid follow-up mode %q: use \"all\" or \"one-at-a-time\"", mode)
 	}
-	rt.mu.Lock()
-	rt.followUpMode = mode
-	rt.mu.Unlock()
+	rt.queue.setMode(false, mode)
 	return nil
 }
 
@@ -285,6 +273,7 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 	retry := rt.newRetrier(run) // automatic retry of transient provider errors (retry.go)
 	defer retry.done()
 	first := true
+	rt.waitMCPDirect(run.ctx)
 	for {
 		cfg := rt.agentConfig()
 		retry.instrument(cfg)
@@ -301,9 +290,14 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 		retrying := false
 		cfg.Emit = func(ev events.Event) {
 			if end, ok := ev.(events.AgentEnd); ok {
-				if retryIn, retrying = retry.plan(end.Messages); !retrying && !rec.begin(rt, run, end.Messages) {
-					next = rt.nextOrFinish(run)
+				recovering := false
+				if retryIn, retrying = retry.plan(end.Messages); !retrying {
+					if recovering = rec.begin(rt, run, end.Messages); !recovering {
+						next = rt.nextOrFinish(run)
+					}
 				}
+				end.WillRetry = retrying || recovering
+				ev = end
 			}
 			rt.agentEvent(ev)
 			retry.observe(ev)
@@ -331,55 +325,54 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 		prompts = next
 	}
 	rt.compactOverThreshold(run)
+	aborted := run.ctx.Err() != nil // cancelled by abort (or a session change, shutdown)
 	run.cancel()
 	close(run.done)
-	rt.Emit(events.AgentSettled{})
+	rt.Emit(events.AgentSettled{Aborted: aborted})
 	close(run.settled)
 }
 
 // nextOrFinish returns the queued messages to continue run with, or clears
 // the run and returns nil (always nil for an aborted run).
-func (rt *Runtime) nextOrFinish(run *activeRun) []llm.Message {
-	rt.qmu.Lock()
-	defer rt.qmu.Unlock()
-	rt.mu.Lock()
-	if run.ctx.Err() == nil && !rt.closing {
-		if msgs := rt.takeNextLocked(); len(msgs) > 0 {
-			ev := rt.queueEventLocked()
-			rt.mu.Unlock()
-			rt.Emit(ev)
-			return msgs
+func (rt *Runtime) nextOrFinish(run *activeRun) (next []llm.Message) {
+	rt.queue.update(func() bool {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		if run.ctx.Err() == nil && !rt.closing {
+			if next = rt.queue.takeNext(); len(next) > 0 {
+				return true
+			}
 		}
-	}
-	if rt.run == run {
-		rt.run = nil
-		rt.flushPendingBashLocked()
-	}
-	rt.mu.Unlock()
-	return nil
+		if rt.run == run {
+			rt.run = nil
+			rt.flushPendingBashLocked()
+		}
+		return false
+	})
+	return next
 }
 
 // ContinueQueued starts a run for messages still queued when the agent is
 // idle (after an abort, queued steering and follow-up messages go on). It
 // does nothing while a run is active or when the queues are empty.
 func (rt *Runtime) ContinueQueued() {
-	rt.qmu.Lock()
-	defer rt.qmu.Unlock()
-	rt.mu.Lock()
-	if rt.run != nil || rt.closing || rt.model == nil {
-		rt.mu.Unlock()
-		return
+	var run *activeRun
+	var msgs []llm.Message
+	rt.queue.update(func() bool {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		if rt.run != nil || rt.closing || rt.model == nil {
+			return false
+		}
+		if msgs = rt.queue.takeNext(); len(msgs) == 0 {
+			return false
+		}
+		run = rt.beginRunLocked()
+		return true
+	})
+	if run != nil {
+		go rt.execute(run, msgs)
 	}
-	msgs := rt.takeNextLocked()
-	if len(msgs) == 0 {
-		rt.mu.Unlock()
-		return
-	}
-	run := rt.beginRunLocked()
-	ev := rt.queueEventLocked()
-	rt.mu.Unlock()
-	rt.Emit(ev)
-	go rt.execute(run, msgs)
 }
 
 func (rt *Runtime) agentConfig() *agent.Config {
@@ -387,6 +380,7 @@ func (rt *Runtime) agentConfig() *agent.Config {
 	model := *rt.model
 	level := rt.thinking
 	sess := rt.sess
+	files, runner := rt.toolFiles, rt.toolRunner
 	rt.mu.Unlock()
 	provider, err := rt.catalog.ProviderFor(model)
 	key, _ := rt.catalog.Credential(model.Provider)
@@ -394,7 +388,9 @@ func (rt *Runtime) agentConfig() *agent.Config {
 		Model: model, Provider: provider, APIKey: key, Headers: rt.requestHeaders(model, key),
 		SystemPrompt: rt.systemPrompt(), ThinkingLevel: level, SessionID: sess.ID(),
 		Tools: rt.tools, Cwd: rt.Cwd(), Env: rt.toolEnv(),
-		Emit:     rt.agentEvent,
+		Emit:            rt.agentEvent,
+		MaxTurnRequests: max(rt.settings.MaxTurnRequests, 0),
+		Files:           files, Runner: runner,
 		Steering: func() []llm.Message { return rt.dequeue(true) },
 		FollowUp: func() []llm.Message { return rt.dequeue(false) },
 	}
@@ -443,8 +439,10 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 	rt.Emit(ev)
 }
 
-// Abort cancels the run in flight and waits until it has stopped.
+// Abort cancels the run in flight (and an import's copy, a compaction) and
+// waits until it has stopped.
 func (rt *Runtime) Abort() {
+	rt.AbortImport()
 	rt.AbortCompaction()
 	rt.AbortRun()
 }

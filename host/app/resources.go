@@ -86,21 +86,6 @@ func (rt *Runtime) OnReload(h ReloadHook) {
 	rt.res.mu.Unlock()
 }
 
-// initResources starts discovering the resources. The discovery runs in
-// the background, so that commands that do not need resources (get_state)
-// are answered at once; everything that needs them waits for it.
-func (rt *Runtime) initResources() {
-	rt.res.trusted = rt.opts.ProjectTrusted
-	if rt.res.trusted == nil {
-		rt.res.trusted = rt.projectTrusted
-	}
-	rt.res.ready = make(chan struct{})
-	go func() {
-		rt.installResources(rt.discoverResources(rt.baseCtx, "startup"))
-		close(rt.res.ready)
-	}()
-}
-
 // waitResources waits for the start-up discovery.
 func (rt *Runtime) waitResources() {
 	if rt.res.ready != nil {
@@ -156,6 +141,8 @@ func (rt *Runtime) discoverResources(ctx context.Context, reason string) *resour
 			}
 		}
 	}
+	pkgs := rt.packagesNow()
+	addPackageResources(&opts, pkgs)
 	if discover != nil {
 		skills, templates := discover(ctx, reason)
 		for _, p := range skills {
@@ -175,6 +162,8 @@ func (rt *Runtime) discoverResources(ctx context.Context, reason string) *resour
 		rt.log.Warn("resource problem", attrs...)
 	}
 	rt.warnSkipped(opts.Cwd, set.Diagnostics)
+	// Package problems were logged once by their resolution.
+	set.Diagnostics = append(set.Diagnostics, packageDiagnostics(pkgs)...)
 	rt.log.Debug("resources loaded", "reason", reason, "skills", len(set.Skills), "templates", len(set.Templates),
 		"contextFiles", len(set.ContextFiles), "trusted", trusted)
 	return set
@@ -215,6 +204,10 @@ func (rt *Runtime) Reload(ctx context.Context) error {
 		return ErrReloadBusy
 	}
 	rt.waitResources()
+	// Packages first (changed package settings, missing installs tried
+	// again), for the trust decision as it is now: the extensions and
+	// resources discovered next use them.
+	<-rt.startPackages(rt.reloadTrust()).done
 	rt.res.mu.Lock()
 	hooks := append([]ReloadHook(nil), rt.res.hooks...)
 	rt.res.mu.Unlock()
@@ -239,6 +232,19 @@ func (rt *Runtime) Reload(ctx context.Context) error {
 func (rt *Runtime) RediscoverResources(ctx context.Context, reason string) {
 	rt.waitResources()
 	rt.installResources(rt.discoverResources(ctx, reason))
+}
+
+// resourceOverlaps returns the built-in resources replaced by others of
+// the same name, as the latest finished discovery found them; it never
+// waits for a discovery in progress (get_state does not wait).
+func (rt *Runtime) resourceOverlaps() []resources.Overlap {
+	rt.res.mu.Lock()
+	defer rt.res.mu.Unlock()
+	out := []resources.Overlap{}
+	if rt.res.set != nil {
+		out = append(out, rt.res.set.Overlaps...)
+	}
+	return out
 }
 
 // ResourceDiagnostics returns the problems found by the latest discovery.

@@ -11,13 +11,6 @@ import (
 	"github.com/atomic-go/atomic/host/llm"
 )
 
-// Retry defaults (settings retry.*).
-const (
-	defaultMaxRetries  = 3
-	defaultBaseDelayMs = 2000
-	defaultMaxDelayMs  = 60000
-)
-
 // RetryCancelled is the finalError of a retry stopped by abort_retry or
 // abort.
 const RetryCancelled = "Retry cancelled"
@@ -40,43 +33,14 @@ func (w *retryWait) cancelled() bool {
 	}
 }
 
-type retryPolicy struct {
-	enabled    bool
-	maxRetries int
-	base, max  time.Duration
-}
-
-func (rt *Runtime) retryPolicy() retryPolicy {
+// retryPolicy is the retry policy of the settings and the session's
+// auto-retry switch.
+func (rt *Runtime) retryPolicy() agent.RetryPolicy {
 	rt.mu.Lock()
 	enabled := rt.autoRetry
 	rt.mu.Unlock()
 	s := rt.settings.Retry
-	p := retryPolicy{enabled: enabled, maxRetries: s.MaxRetries,
-		base: time.Duration(s.BaseDelayMs) * time.Millisecond, max: time.Duration(s.MaxDelayMs) * time.Millisecond}
-	if p.maxRetries < 0 {
-		p.maxRetries = 0
-	}
-	if s.BaseDelayMs <= 0 {
-		p.base = defaultBaseDelayMs * time.Millisecond
-	}
-	if s.MaxDelayMs <= 0 {
-		p.max = defaultMaxDelayMs * time.Millisecond
-	}
-	return p
-}
-
-// delay is the wait before retry attempt n (1-based): exponential backoff
-// from the base delay, or what the server asked for. ok is false when the
-// server asks for longer than the configured maximum.
-func (p retryPolicy) delay(attempt int, serverAsked time.Duration) (time.Duration, bool) {
-	if serverAsked > 0 {
-		return serverAsked, serverAsked <= p.max
-	}
-	d := p.base
-	for i := 1; i < attempt && d < p.max; i++ {
-		d *= 2
-	}
-	return min(d, p.max), true
+	return agent.NewRetryPolicy(enabled, s.MaxRetries, s.BaseDelayMs, s.MaxDelayMs)
 }
 
 // retrier runs automatic retry for one run: when a round of the agent
@@ -96,7 +60,7 @@ type retrier struct {
 	run     *activeRun
 	lastErr error      // the provider error of the latest call
 	wait    *retryWait // the retry sequence in progress, nil when none
-	policy  retryPolicy
+	policy  agent.RetryPolicy
 	attempt int
 	failed  string
 	pending *events.AutoRetryEnd // decided at agent_end, sent after it
@@ -166,16 +130,16 @@ func (r *retrier) plan(created []llm.Message) (time.Duration, bool) {
 	if m := rt.currentModel(); m != nil {
 		window = m.ContextWindow
 	}
-	retryable := policy.enabled && llm.IsTransient(lastErr, failed.ErrorMessage) && !llm.IsContextOverflow(failed, window)
+	retryable := policy.Enabled && llm.IsTransient(lastErr, failed.ErrorMessage) && !llm.IsContextOverflow(failed, window)
 	attempt := 1
 	if r.wait != nil {
 		attempt = r.wait.attempt + 1
 	}
-	d, ok := policy.delay(attempt, llm.RetryAfterOf(lastErr))
+	d, ok := policy.Delay(attempt, llm.RetryAfterOf(lastErr))
 	if retryable && !ok {
-		rt.log.Warn("not retrying: the provider asks to wait longer than retry.maxDelayMs", "delay", d, "maxDelay", policy.max)
+		rt.log.Warn("not retrying: the provider asks to wait longer than retry.maxDelayMs", "delay", d, "maxDelay", policy.Max)
 	}
-	if !retryable || !ok || attempt > policy.maxRetries || (r.wait != nil && r.wait.cancelled()) {
+	if !retryable || !ok || attempt > policy.MaxRetries || (r.wait != nil && r.wait.cancelled()) {
 		r.finish(failed.ErrorMessage)
 		return 0, false
 	}
@@ -223,7 +187,7 @@ func (r *retrier) flush() {
 // auto_retry_end) when abort or abort_retry ended the wait.
 func (r *retrier) sleep(d time.Duration) bool {
 	w := r.wait
-	r.rt.Emit(events.AutoRetryStart{Attempt: r.attempt, MaxAttempts: r.policy.maxRetries, DelayMs: d.Milliseconds(), ErrorMessage: r.failed})
+	r.rt.Emit(events.AutoRetryStart{Attempt: r.attempt, MaxAttempts: r.policy.MaxRetries, DelayMs: d.Milliseconds(), ErrorMessage: r.failed})
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {

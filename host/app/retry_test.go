@@ -97,21 +97,6 @@ func prompt(t *testing.T, rt *Runtime, text string) {
 	start()
 }
 
-func TestRetryPolicyDelay(t *testing.T) {
-	p := retryPolicy{base: 2 * time.Second, max: 60 * time.Second}
-	for attempt, want := range map[int]time.Duration{1: 2 * time.Second, 2: 4 * time.Second, 3: 8 * time.Second, 6: 60 * time.Second} {
-		if d, ok := p.delay(attempt, 0); d != want || !ok {
-			t.Errorf("attempt %d: %v %v, want %v", attempt, d, ok, want)
-		}
-	}
-	if d, ok := p.delay(1, 5*time.Second); d != 5*time.Second || !ok {
-		t.Errorf("server delay: %v %v", d, ok)
-	}
-	if _, ok := p.delay(1, 2*time.Minute); ok {
-		t.Errorf("a server delay above the maximum must not be waited for")
-	}
-}
-
 func TestRetryInProcess(t *testing.T) {
 	rt, log := newFauxRuntime(t, `{"retry": {"baseDelayMs": 5, "maxRetries": 2}}`,
 		map[string]any{"text": "partial", "error": "Overloaded", "status": 529},

@@ -5,7 +5,9 @@ import (
 	"sync"
 
 	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/extensions/grpcext"
 	"github.com/atomic-go/atomic/host/extensions/jsext"
+	"github.com/atomic-go/atomic/host/extensions/nodeext"
 )
 
 // ScriptServeCommand is the hidden first argument that makes the atomic
@@ -17,13 +19,19 @@ const ScriptServeCommand = jsext.ServeCommand
 // and returns the exit status.
 func ServeScriptChild(args []string) int { return jsext.ServeChild(args) }
 
-// scriptRuntime runs .js and .ts extensions: in process, or through the
-// plugin runtime for "isolation": "process".
-func (rt *Runtime) scriptRuntime(plugins extensions.Runtime) extensions.Runtime {
-	return &jsext.Runtime{
+// scriptRuntime runs .js and .ts extensions in goja (in process, or
+// through the plugin runtime for "isolation": "process") or in Node, as
+// the extensionRuntime setting and each extension's entry choose.
+func (rt *Runtime) scriptRuntime(plugins *grpcext.Runtime) extensions.Runtime {
+	goja := &jsext.Runtime{
 		Log: rt.log, HostVersion: rt.opts.HostVersion, AgentDir: rt.paths.AgentDir,
 		FlagValues: rt.opts.ExtensionFlags, OnError: rt.reportExtensionError, Process: plugins,
 	}
+	node := &nodeext.Runtime{
+		Log: rt.log, HostVersion: rt.opts.HostVersion, AgentDir: rt.paths.AgentDir,
+		Plugins: plugins, OnError: rt.reportExtensionError,
+	}
+	return &nodeext.Chooser{Goja: goja, Node: node, Default: rt.settings.ExtensionRuntime}
 }
 
 // shutdownState carries an extension's request to end the agent

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -10,39 +9,17 @@ import (
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/session/htmlexport"
+	"github.com/atomic-go/atomic/sdk/rpcwire"
 )
 
-// SessionStats is get_session_stats' answer.
-type SessionStats struct {
-	SessionFile       string        `json:"sessionFile,omitempty"`
-	SessionID         string        `json:"sessionId"`
-	UserMessages      int           `json:"userMessages"`
-	AssistantMessages int           `json:"assistantMessages"`
-	ToolCalls         int           `json:"toolCalls"`
-	ToolResults       int           `json:"toolResults"`
-	TotalMessages     int           `json:"totalMessages"`
-	Tokens            TokenStats    `json:"tokens"`
-	Cost              float64       `json:"cost"`
-	ContextUsage      *ContextUsage `json:"contextUsage,omitempty"`
-}
+// SessionStats is the get_session_stats answer.
+type SessionStats = rpcwire.SessionStats
 
-// TokenStats are token totals.
-type TokenStats struct {
-	Input      int `json:"input"`
-	Output     int `json:"output"`
-	CacheRead  int `json:"cacheRead"`
-	CacheWrite int `json:"cacheWrite"`
-	Total      int `json:"total"`
-}
+// TokenStats are the token totals of a session.
+type TokenStats = rpcwire.TokenStats
 
-// ContextUsage is the estimated size of the context. Tokens and Percent
-// are null right after a compaction, until an assistant reply reports
-// usage again.
-type ContextUsage struct {
-	Tokens        *int     `json:"tokens"`
-	ContextWindow int      `json:"contextWindow"`
-	Percent       *float64 `json:"percent"`
-}
+// ContextUsage is the estimated size of the next request's context.
+type ContextUsage = rpcwire.ContextUsage
 
 // SessionStats counts the context's messages and the assistant's usage.
 func (rt *Runtime) SessionStats() SessionStats {
@@ -50,11 +27,7 @@ func (rt *Runtime) SessionStats() SessionStats {
 	s, model := rt.sess, rt.model
 	rt.mu.Unlock()
 	st := SessionStats{SessionFile: s.Path(), SessionID: s.ID()}
-	// Context size: the usage of the latest assistant reply that has it,
-	// plus an estimate of what came after it.
-	known := -1
-	after := 0
-	compacted := false
+	var est contextUsageEstimate
 	rt.eachContextMessage(func(m *llm.Message) {
 		st.TotalMessages++
 		switch m.Role {
@@ -69,63 +42,47 @@ func (rt *Runtime) SessionStats() SessionStats {
 			st.Tokens.CacheRead += u.CacheRead
 			st.Tokens.CacheWrite += u.CacheWrite
 			st.Cost += u.Cost.Total
-			if m.StopReason != llm.StopAborted && m.StopReason != llm.StopError {
-				if t := contextTokens(u); t > 0 {
-					known, after, compacted = t, 0, false
-					return
-				}
-			}
 		case llm.RoleToolResult:
 			st.ToolResults++
-		case llm.RoleCustom:
-			if m.CustomType == "compaction" {
-				compacted = true
-				known, after = -1, 0
-			}
 		}
-		after += estimateTokens(m)
+		est.add(m)
 	})
 	st.Tokens.Total = st.Tokens.Input + st.Tokens.Output + st.Tokens.CacheRead + st.Tokens.CacheWrite
-	if model != nil && model.ContextWindow > 0 {
-		cu := &ContextUsage{ContextWindow: model.ContextWindow}
-		if !compacted {
-			t := after
-			if known >= 0 {
-				t += known
-			}
-			pct := float64(t) * 100 / float64(model.ContextWindow)
-			cu.Tokens, cu.Percent = &t, &pct
-		}
-		st.ContextUsage = cu
-	}
+	st.ContextUsage = est.usage(model)
 	return st
 }
 
-func contextTokens(u llm.Usage) int {
-	if u.TotalTokens > 0 {
-		return u.TotalTokens
-	}
-	return u.Input + u.Output + u.CacheRead + u.CacheWrite
+// contextUsageEstimate is the context usage that get_session_stats and an
+// extension's ctx.getContextUsage() report: llm's estimate of the context,
+// unknown (null) from a compaction until an assistant reply reports usage
+// again.
+type contextUsageEstimate struct {
+	est       llm.ContextEstimate
+	compacted bool
 }
 
-// estimateTokens guesses a message's size at four characters a token.
-func estimateTokens(m *llm.Message) int {
-	chars := 0
-	for _, b := range m.Content.Blocks {
-		switch b.Type {
-		case llm.BlockText:
-			chars += len(b.Text)
-		case llm.BlockThinking:
-			chars += len(b.Thinking)
-		case llm.BlockToolCall:
-			args, _ := json.Marshal(b.Arguments)
-			chars += len(b.Name) + len(args)
-		case llm.BlockImage:
-			chars += 4800
-		}
+func (c *contextUsageEstimate) add(m *llm.Message) {
+	switch {
+	case m.Role == llm.RoleCustom && m.CustomType == "compaction":
+		c.compacted, c.est = true, llm.ContextEstimate{}
+	case llm.ReportsContext(m):
+		c.compacted = false
 	}
-	chars += len(m.Command) + len(m.Output) + len(m.Summary)
-	return (chars + 3) / 4
+	c.est.Add(m)
+}
+
+// usage is nil when the model's context window is unknown.
+func (c *contextUsageEstimate) usage(model *llm.Model) *ContextUsage {
+	if model == nil || model.ContextWindow <= 0 {
+		return nil
+	}
+	cu := &ContextUsage{ContextWindow: model.ContextWindow}
+	if !c.compacted {
+		t := c.est.Tokens()
+		pct := float64(t) * 100 / float64(model.ContextWindow)
+		cu.Tokens, cu.Percent = &t, &pct
+	}
+	return cu
 }
 
 // ErrExportInMemory is export_html's error with --no-session.

@@ -11,6 +11,7 @@ import (
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // Session lifecycle: which session is active, and replacing it (new,
@@ -299,26 +300,28 @@ func (rt *Runtime) stopRun() {
 // thinking level come from its branch.
 func (rt *Runtime) install(s *session.Session, reason string, restore bool) {
 	rt.logWarnings(s)
-	// qmu keeps the queue change and its queue_update together (prompt.go).
-	rt.qmu.Lock()
-	rt.mu.Lock()
-	rt.flushPendingBashLocked() // normally done when the stopped run ended
-	old := rt.sess
-	rt.sess = s
-	rt.messages = nil
-	rt.lazy = s.Plan(rt.ctxRules)
-	hadQueue := len(rt.steering)+len(rt.followUp) > 0
-	rt.steering, rt.followUp = nil, nil
-	var evs []events.Event
-	if restore {
-		evs = rt.restoreLocked(rt.lazy, false, false)
-	}
-	hooks := rt.sessHooks
-	rt.mu.Unlock()
-	if hadQueue {
-		rt.Emit(events.QueueUpdate{Steering: []string{}, FollowUp: []string{}})
-	}
-	rt.qmu.Unlock()
+	var (
+		old   *session.Session
+		evs   []events.Event
+		hooks SessionHooks
+	)
+	// The queues empty with the session change; their queue_update follows
+	// (queue.go).
+	rt.queue.update(func() bool {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		rt.flushPendingBashLocked() // normally done when the stopped run ended
+		old = rt.sess
+		rt.sess = s
+		rt.messages = nil
+		rt.lazy = s.Plan(rt.ctxRules)
+		hadQueue := rt.queue.drop()
+		if restore {
+			evs = rt.restoreLocked(rt.lazy, false, false)
+		}
+		hooks = rt.sessHooks
+		return hadQueue
+	})
 	if restore && rt.followSessionCwd(s) {
 		// Context files and project resources belong to the directory.
 		rt.RediscoverResources(rt.baseCtx, "startup")
@@ -380,9 +383,12 @@ func (rt *Runtime) SwitchSession(path string) (cancelled bool, err error) {
 		return false, errors.New("Invalid command: sessionPath must not be empty")
 	}
 	p := rt.resolvePath(path)
-	if _, err := os.Stat(p); err != nil {
+	if _, err := fsutil.StatRegular(p); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return false, fmt.Errorf("Session file not found: %s", p)
+		}
+		if errors.Is(err, fsutil.ErrNotRegular) {
+			return false, fmt.Errorf("Cannot open session file: %v", err)
 		}
 		return false, fmt.Errorf("Cannot open session file %s: %v", p, err)
 	}
@@ -409,12 +415,11 @@ func (rt *Runtime) ImportSession(inputPath, cwdOverride string) (cancelled bool,
 		return false, errors.New("Invalid command: inputPath must not be empty")
 	}
 	p := rt.resolvePath(inputPath)
-	fi, err := os.Stat(p)
-	if err != nil {
+	if _, err := fsutil.StatRegular(p); err != nil {
+		if errors.Is(err, fsutil.ErrNotRegular) {
+			return false, fmt.Errorf("Cannot import: %v", err)
+		}
 		return false, fmt.Errorf("File not found: %s", p)
-	}
-	if fi.IsDir() {
-		return false, fmt.Errorf("%s is a directory, not a session file", p)
 	}
 	h, ok := session.ReadHeader(p)
 	if !ok {
@@ -446,8 +451,13 @@ func (rt *Runtime) ImportSession(inputPath, cwdOverride string) (cancelled bool,
 			return false, err
 		}
 	} else {
-		dst, err := session.CopyFile(p, rt.sessionDir(cwd), cwdOverride)
+		ctx, done := rt.startImport()
+		dst, err := session.CopyFile(ctx, p, rt.sessionDir(cwd), cwdOverride)
+		done()
 		if err != nil {
+			if ctx.Err() != nil {
+				return false, fmt.Errorf("Import of %s aborted", p)
+			}
 			return false, fmt.Errorf("Cannot import %s: %v", p, err)
 		}
 		if s, err = session.Open(dst, cwd); err != nil {
@@ -456,6 +466,31 @@ func (rt *Runtime) ImportSession(inputPath, cwdOverride string) (cancelled bool,
 	}
 	rt.install(s, "import", true)
 	return false, nil
+}
+
+// startImport gives an import's copy a context that abort and shutdown
+// end; done must be called when the copy is over.
+func (rt *Runtime) startImport() (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(rt.baseCtx)
+	rt.mu.Lock()
+	rt.importCancel = cancel
+	rt.mu.Unlock()
+	return ctx, func() {
+		rt.mu.Lock()
+		rt.importCancel = nil
+		rt.mu.Unlock()
+		cancel()
+	}
+}
+
+// AbortImport ends the copy of an import_session in progress.
+func (rt *Runtime) AbortImport() {
+	rt.mu.Lock()
+	cancel := rt.importCancel
+	rt.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // ForkResult is the outcome of Fork.
@@ -495,22 +530,70 @@ func (rt *Runtime) Fork(entryID string) (ForkResult, error) {
 
 // Clone starts a new session holding the active branch as it is.
 func (rt *Runtime) Clone() (cancelled bool, err error) {
-	s := rt.Session()
-	leaf := s.Leaf()
+	leaf := rt.Session().Leaf()
 	if leaf == "" {
 		return false, errors.New("Cannot clone session: no current entry selected")
+	}
+	return rt.CloneAt(leaf)
+}
+
+// CloneAt starts a new session holding the path from the root through the
+// entry entryID (a fork at the entry: position "at"); Clone is CloneAt
+// the leaf.
+func (rt *Runtime) CloneAt(entryID string) (cancelled bool, err error) {
+	s := rt.Session()
+	if !s.Has(entryID) {
+		return false, fmt.Errorf("Invalid entry ID for forking: entry %s not found", entryID)
 	}
 	if s.Persisted() && !s.Saved() {
 		return false, session.ErrNotSaved
 	}
-	if h := rt.hooks(); h.BeforeFork != nil && h.BeforeFork(rt.baseCtx, SessionForkEvent{EntryID: leaf, Position: "at"}) {
+	if h := rt.hooks(); h.BeforeFork != nil && h.BeforeFork(rt.baseCtx, SessionForkEvent{EntryID: entryID, Position: "at"}) {
 		return true, nil
 	}
 	rt.stopRun()
-	ns, err := s.BranchTo(rt.sessionDir(rt.Cwd()), rt.Cwd(), s.Leaf())
+	ns, err := s.BranchTo(rt.sessionDir(rt.Cwd()), rt.Cwd(), entryID)
 	if err != nil {
 		return false, err
 	}
 	rt.install(ns, "fork", true)
 	return false, nil
+}
+
+// Scopes of ListSessions.
+const (
+	SessionScopeCwd = "cwd"
+	SessionScopeAll = "all"
+)
+
+// ListSessions lists the saved sessions of the working directory (scope
+// "cwd", the default) or of every directory ("all"), newest first. Each
+// file is read line by line for its summary (session.ReadInfo), never
+// loaded whole.
+func (rt *Runtime) ListSessions(scope string) ([]session.Info, error) {
+	return rt.ListSessionsOf(scope, "")
+}
+
+// ListSessionsOf is ListSessions with scope "cwd" naming another working
+// directory than the runtime's (cwd; empty: the runtime's).
+func (rt *Runtime) ListSessionsOf(scope, cwd string) ([]session.Info, error) {
+	rt.mu.Lock()
+	agentDir, sessionDir := rt.paths.AgentDir, rt.settings.SessionDir
+	rt.mu.Unlock()
+	if cwd == "" {
+		cwd = rt.Cwd()
+	}
+	var out []session.Info
+	switch scope {
+	case "", SessionScopeCwd:
+		out = session.ListDirs([]string{session.Dir(agentDir, sessionDir, cwd)}, cwd)
+	case SessionScopeAll:
+		out = session.ListDirs(session.AllSessionDirs(agentDir, sessionDir), "")
+	default:
+		return nil, fmt.Errorf("invalid scope %q: use \"cwd\" or \"all\"", scope)
+	}
+	if out == nil {
+		out = []session.Info{}
+	}
+	return out, nil
 }

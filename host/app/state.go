@@ -1,41 +1,27 @@
 package app
 
-import (
-	"github.com/atomic-go/atomic/host/llm"
-)
+import "github.com/atomic-go/atomic/sdk/rpcwire"
 
-// State is the get_state view of the runtime.
-type State struct {
-	Model                 *llm.Model `json:"model,omitempty"`
-	ThinkingLevel         string     `json:"thinkingLevel"`
-	IsStreaming           bool       `json:"isStreaming"`
-	IsCompacting          bool       `json:"isCompacting"`
-	SteeringMode          string     `json:"steeringMode"`
-	FollowUpMode          string     `json:"followUpMode"`
-	SessionFile           string     `json:"sessionFile,omitempty"`
-	SessionID             string     `json:"sessionId"`
-	SessionName           string     `json:"sessionName,omitempty"`
-	AutoCompactionEnabled bool       `json:"autoCompactionEnabled"`
-	MessageCount          int        `json:"messageCount"`
-	PendingMessageCount   int        `json:"pendingMessageCount"`
-	QueuedMessagesPaused  bool       `json:"queuedMessagesPaused"`
-	ResourceOverlaps      []any      `json:"resourceOverlaps"`
-}
+// State is the get_state answer.
+type State = rpcwire.State
 
 // State returns the current state.
 func (rt *Runtime) State() State {
+	overlaps := rt.resourceOverlaps()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	qs := rt.queue.status() // under rt.mu: one with the session state
 	st := State{
 		ThinkingLevel: rt.thinking, IsStreaming: rt.run != nil, IsCompacting: rt.isCompactingLocked(),
-		SteeringMode: rt.steeringMode, FollowUpMode: rt.followUpMode,
+		SteeringMode: qs.steeringMode, FollowUpMode: qs.followUpMode,
 		SessionFile: rt.sess.Path(), SessionID: rt.sess.ID(), SessionName: rt.sess.Name(),
 		AutoCompactionEnabled: rt.autoCompact, MessageCount: rt.messageCountLocked(),
-		PendingMessageCount: len(rt.steering) + len(rt.followUp),
-		ResourceOverlaps:    []any{},
+		PendingMessageCount:  qs.pending,
+		QueuedMessagesPaused: qs.paused,
+		ResourceOverlaps:     overlaps,
 	}
 	if rt.model != nil {
-		m := *rt.model
+		m := WireModel(*rt.model)
 		st.Model = &m
 	}
 	return st

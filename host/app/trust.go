@@ -2,16 +2,16 @@ package app
 
 import (
 	"log/slog"
-	"os"
 	"sync"
 
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/resources"
+	"github.com/atomic-go/atomic/host/trust"
 )
 
 // trustState is the project trust decision the runtime works with. One
-// rule (extensions.DecideProjectTrust) covers everything a project
+// rule (host/trust, applied by extensions.DecideProjectTrust) covers everything a project
 // supplies: its extensions, skills, prompt templates, context files of the
 // cwd and its parents, SYSTEM.md, APPEND_SYSTEM.md and settings file.
 type trustState struct {
@@ -24,39 +24,59 @@ type trustState struct {
 	warned map[string]bool
 }
 
+// set records the decision for a project.
+func (t *trustState) set(cwd string, ok bool) {
+	t.mu.Lock()
+	t.cwd, t.ok = cwd, ok
+	t.mu.Unlock()
+}
+
+// decided returns the decision recorded for cwd, if it is the project
+// the decision is for.
+func (t *trustState) decided(cwd string) (ok, known bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ok, t.cwd == cwd
+}
+
+// firstWarning reports whether cwd's skipped files were not logged yet,
+// and marks them logged.
+func (t *trustState) firstWarning(cwd string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.warned == nil {
+		t.warned = map[string]bool{}
+	}
+	first := !t.warned[cwd]
+	t.warned[cwd] = true
+	return first
+}
+
 // decideStartTrust makes the start-up decision for the launch directory,
 // before anything of the project is read (settings, resources,
 // extensions). --trust-project records the trust.
 func decideStartTrust(agentDir, cwd string, flag bool, log *slog.Logger) bool {
 	ok, err := extensions.DecideProjectTrust(agentDir, cwd, flag)
 	if err != nil {
-		log.Warn("cannot record project trust", "project", cwd, "err", err)
+		log.Warn("project trust", "project", cwd, "err", err)
 	}
 	return ok
 }
 
-// loadSettings reads the settings for opts.Cwd: the user's, and the
-// project's only when the project is trusted.
-func loadSettings(opts Options, trusted bool) (*config.Loaded, error) {
-	paths := config.ResolvePaths(opts.Cwd)
-	loaded, err := config.Load(paths, trusted, opts.SettingsOverrides)
-	if err != nil {
-		return nil, err
+// reloadTrust decides trust again for the current working directory,
+// as the reload's extension discovery does (a changed project file asks
+// again), for the packages resolved before it.
+func (rt *Runtime) reloadTrust() bool {
+	if rt.opts.ProjectTrusted != nil {
+		return rt.opts.ProjectTrusted()
 	}
-	if !trusted {
-		if _, err := os.Stat(paths.ProjectSettingsFile()); err == nil {
-			opts.Log.Warn("project settings skipped: the project is not trusted (run with --trust-project or send trust_project; they apply from the next start)",
-				"project", opts.Cwd, "settings", paths.ProjectSettingsFile())
-		}
-	}
-	return loaded, nil
+	cwd := rt.Cwd()
+	return decideStartTrust(rt.agentDir(), cwd, rt.opts.TrustProject && cwd == rt.opts.Cwd, rt.log)
 }
 
 // setTrust records the decision for a project.
 func (rt *Runtime) setTrust(cwd string, ok bool) {
-	rt.trust.mu.Lock()
-	rt.trust.cwd, rt.trust.ok = cwd, ok
-	rt.trust.mu.Unlock()
+	rt.trust.set(cwd, ok)
 }
 
 // projectTrusted decides whether the current working directory's project
@@ -65,13 +85,13 @@ func (rt *Runtime) setTrust(cwd string, ok bool) {
 // the project the agent was started in.
 func (rt *Runtime) projectTrusted() bool {
 	cwd := rt.Cwd()
-	rt.trust.mu.Lock()
-	known, ok := rt.trust.cwd == cwd, rt.trust.ok
-	rt.trust.mu.Unlock()
-	if known {
+	if ok, known := rt.trust.decided(cwd); known {
 		return ok
 	}
-	ok, _ = extensions.DecideProjectTrust(rt.agentDir(), cwd, false)
+	ok, err := extensions.DecideProjectTrust(rt.agentDir(), cwd, false)
+	if err != nil {
+		rt.log.Warn("project trust", "project", cwd, "err", err)
+	}
 	return ok
 }
 
@@ -95,15 +115,27 @@ func (rt *Runtime) warnSkipped(cwd string, diags []resources.Diagnostic) {
 	if len(paths) == 0 {
 		return
 	}
-	rt.trust.mu.Lock()
-	if rt.trust.warned == nil {
-		rt.trust.warned = map[string]bool{}
-	}
-	done := rt.trust.warned[cwd]
-	rt.trust.warned[cwd] = true
-	rt.trust.mu.Unlock()
-	if !done {
+	if rt.trust.firstWarning(cwd) {
 		rt.log.Warn("project files skipped: the project is not trusted (run with --trust-project or send trust_project)",
 			"project", cwd, "skipped", paths)
 	}
+}
+
+// DecideProjectTrust applies the project trust rule for commands that
+// run without a session (atomic install -l): flag (--trust-project)
+// trusts and records.
+func DecideProjectTrust(agentDir, cwd string, flag bool) (bool, error) {
+	return extensions.DecideProjectTrust(agentDir, cwd, flag)
+}
+
+// RecordProjectChange re-records a trusted project's fingerprint after
+// the user changed its settings file through a command (atomic install
+// -l), so that the user's own edit does not make the project untrusted.
+// Nothing is recorded when trust comes from defaultProjectTrust
+// "always".
+func RecordProjectChange(agentDir, cwd string) error {
+	if def, _ := trust.UserDefault(agentDir); def == trust.DefaultAlways {
+		return nil
+	}
+	return trust.Record(agentDir, cwd, extensions.ProjectFingerprint(agentDir, cwd))
 }

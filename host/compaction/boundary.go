@@ -104,14 +104,22 @@ func BoundaryMessage(c *session.Entry, kept []*session.Entry) llm.Message {
 	}
 }
 
-// Boundary is BoundaryMessage in the shape of a context-building rule.
+// Boundary is BoundaryMessage in the shape of a context-building rule;
+// a pi summary compaction gets pi's context (session.PiBoundary).
 func Boundary(c *session.Entry, kept []*session.Entry) []llm.Message {
+	if !IsBoundary(c) { // (IsBoundary also knows the typed Details of new entries)
+		return session.PiBoundary(c, kept)
+	}
 	return []llm.Message{BoundaryMessage(c, kept)}
 }
 
 // ContextRules make verbatim-lines compactions the context boundaries of
 // a session: one boundary message, then the entries after the compaction.
-var ContextRules = session.ContextRules{Active: IsBoundary, Boundary: Boundary}
+// Compactions pi wrote (a summary, no verbatim-lines strategy) are
+// boundaries too, built as pi builds them.
+var ContextRules = session.ContextRules{Active: func(c *session.Entry) bool {
+	return IsBoundary(c) || session.IsPiCompaction(c)
+}, Boundary: Boundary}
 
 // BuildContext is session.BuildContext with the newest verbatim-lines
 // boundary applied: the boundary message, then every entry after it.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/atomic-go/atomic/host/llm"
 )
@@ -69,16 +70,20 @@ type Outcome struct {
 func (o Outcome) OK() bool { return o.Kind == Ranked || o.Kind == Recovered }
 
 var (
-	quotaRe = regexp.MustCompile(`(?i)quota|billing|insufficient[_ ]?(funds|credit|balance)|usage limit|credit balance`)
-	rateRe  = regexp.MustCompile(`(?i)rate[_ ]?limit|too many requests|overloaded|\b429\b`)
-	statRe  = regexp.MustCompile(`^\s*(\d{3})\b`)
+	quotaRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)quota|billing|insufficient[_ ]?(funds|credit|balance)|usage limit|credit balance`)
+	})
+	rateRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)rate[_ ]?limit|too many requests|overloaded|\b429\b`)
+	})
+	statRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(\d{3})\b`) })
 )
 
 func errorStatus(msg string, err error) int {
 	if s := llm.StatusOf(err); s != 0 {
 		return s
 	}
-	if m := statRe.FindStringSubmatch(msg); m != nil {
+	if m := statRe().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}
@@ -106,9 +111,9 @@ func Classify(rep Reply, view *Region) (Outcome, error) {
 		}
 		status := errorStatus(msg, rep.Err)
 		switch {
-		case quotaRe.MatchString(msg):
+		case quotaRe().MatchString(msg):
 			return Outcome{Kind: RateLimited, Reason: ReasonQuota, Exhausted: rep.RetryScheduled, Message: msg}, nil
-		case status == 429 || status >= 500 || rateRe.MatchString(msg):
+		case status == 429 || status >= 500 || rateRe().MatchString(msg):
 			return Outcome{Kind: RateLimited, Reason: ReasonRateLimited, Exhausted: rep.RetryScheduled, Message: msg}, nil
 		case rep.Overflow:
 			return Outcome{Kind: Overflowed, Message: msg}, nil

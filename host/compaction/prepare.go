@@ -84,7 +84,7 @@ func Prepare(branch []*session.Entry, params Parameters) *Preparation {
 			id := it.Entry.ID
 			p.FirstKeptEntryID = &id
 		}
-		p.KeptTailTokens += EstimateTokens(&it.Msg)
+		p.KeptTailTokens += llm.EstimateTokens(&it.Msg)
 	}
 	if p.Parameters.Query == "" {
 		p.Parameters.Query = latestRequest(vis)
@@ -117,16 +117,14 @@ func contextTokens(branch []*session.Entry) int {
 		if !ok {
 			continue
 		}
-		if m.Role == llm.RoleAssistant && m.StopReason != llm.StopError && m.StopReason != llm.StopAborted {
-			if t := ContextTokens(m.Usage); t > 0 {
-				return total + t
-			}
+		if llm.ReportsContext(&m) {
+			return total + llm.ContextTokens(m.Usage)
 		}
-		total += EstimateTokens(&m)
+		total += llm.EstimateTokens(&m)
 	}
 	if b >= 0 {
 		bm := BoundaryMessage(branch[b], keptEntries(branch, b))
-		total += EstimateTokens(&bm)
+		total += llm.EstimateTokens(&bm)
 	}
 	return total
 }

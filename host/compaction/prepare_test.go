@@ -66,7 +66,7 @@ func TestPrepareRegionAndTail(t *testing.T) {
 		t.Fatalf("query %q", p.Parameters.Query)
 	}
 	msgs := []llm.Message{*b[7].Message, *b[9].Message}
-	if p.KeptTailTokens != EstimateTokens(&msgs[0])+EstimateTokens(&msgs[1]) {
+	if p.KeptTailTokens != llm.EstimateTokens(&msgs[0])+llm.EstimateTokens(&msgs[1]) {
 		t.Fatalf("kept tail tokens %d", p.KeptTailTokens)
 	}
 	if !strings.Contains(p.Region.Text(), "[Tool result]: "+noResultText) {
@@ -183,15 +183,15 @@ func TestContextTokensMatchesBuiltContext(t *testing.T) {
 	b := branch(user("q"), a, user("kept"), say("kept answer"),
 		session.Entry{Type: session.TypeCompaction, Summary: "text\n(filtered 3 lines)", FirstKeptEntryID: &first, Details: map[string]any{"strategy": Strategy}},
 		user("after"), errMsg, user("more"))
-	if got, want := contextTokens(b), EstimateContextTokens(BuildContext(b).Messages); got != want || got == 0 {
+	if got, want := contextTokens(b), llm.EstimateContextTokens(BuildContext(b).Messages); got != want || got == 0 {
 		t.Fatalf("contextTokens %d, built %d", got, want)
 	}
 	b = append(b, &session.Entry{Type: session.TypeMessage, ID: "z", Message: &a})
-	if got, want := contextTokens(b), EstimateContextTokens(BuildContext(b).Messages); got != want || got != 320 {
+	if got, want := contextTokens(b), llm.EstimateContextTokens(BuildContext(b).Messages); got != want || got != 320 {
 		t.Fatalf("contextTokens %d, built %d", got, want)
 	}
 	b = b[:4]
-	if got, want := contextTokens(b), EstimateContextTokens(BuildContext(b).Messages); got != want {
+	if got, want := contextTokens(b), llm.EstimateContextTokens(BuildContext(b).Messages); got != want {
 		t.Fatalf("no boundary: %d vs %d", got, want)
 	}
 }

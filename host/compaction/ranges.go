@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/atomic-go/atomic/host/llm"
 )
 
 // Range is a 1-based inclusive line range.
@@ -151,7 +153,7 @@ func Reconstruct(r *Region, ranges []Range) Reconstruction {
 		i = j - 1
 	}
 	text := sb.String()
-	after := EstimateTextTokens(text)
+	after := llm.EstimateTextTokens(text)
 	return Reconstruction{
 		Text: text,
 		Runs: runs,

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/atomic-go/atomic/host/llm"
 )
 
 func TestValidate(t *testing.T) {
@@ -43,7 +45,7 @@ func TestReconstructGolden(t *testing.T) {
 	rec := Reconstruct(r, Validate([]Range{{2, 3}, {5, 7}, {12, 16}, {18, 22}, {33, 40}}, r))
 	golden(t, "reconstruct.golden", rec.Text)
 	want := Stats{LinesBefore: 33, LinesDeleted: 16, LinesKept: 17, RangeCount: 5,
-		TokensBefore: r.TokenEstimate, TokensAfter: EstimateTextTokens(rec.Text)}
+		TokensBefore: r.TokenEstimate, TokensAfter: llm.EstimateTextTokens(rec.Text)}
 	want.PercentReduction = percentReduction(want.TokensBefore, want.TokensAfter)
 	if rec.Stats != want {
 		t.Fatalf("stats %+v, want %+v", rec.Stats, want)

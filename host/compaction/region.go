@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/atomic-go/atomic/host/llm"
 )
 
 // Region is the numbered transcript the planner ranks. Line numbers are
@@ -63,7 +65,7 @@ func NewRegion(text string) *Region {
 		Lines:         lines,
 		header:        make([]bool, len(lines)),
 		priorN:        make([]int, len(lines)),
-		TokenEstimate: EstimateTextTokens(text),
+		TokenEstimate: llm.EstimateTextTokens(text),
 	}
 	for i, l := range lines {
 		r.header[i] = headerOf(l) != ""
@@ -125,12 +127,12 @@ func (r *Region) View(offset int) *Region {
 		if v.protected[i] {
 			v.protectedCount++
 		}
-		chars += textLen(l)
+		chars += llm.TextLen(l)
 		if i > 0 {
 			chars++
 		}
 	}
-	v.TokenEstimate = ceilDiv4(chars)
+	v.TokenEstimate = llm.TokensForChars(chars)
 	return v
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/atomic-go/atomic/host/llm"
 )
 
 func TestKeepContextSpans(t *testing.T) {
@@ -66,7 +68,7 @@ func TestRegionJSONAndView(t *testing.T) {
 	if got := v.HeaderLineNumbers(); !equalInts(got, []int{4}) {
 		t.Fatalf("view headers %v", got)
 	}
-	if v.TokenEstimate != EstimateTextTokens(strings.Join(v.Lines, "\n")) {
+	if v.TokenEstimate != llm.EstimateTextTokens(strings.Join(v.Lines, "\n")) {
 		t.Fatalf("view token estimate %d", v.TokenEstimate)
 	}
 	if r.View(1).PriorMarker(1) != 4 {

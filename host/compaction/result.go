@@ -1,5 +1,11 @@
 package compaction
 
+import (
+	"encoding/json"
+
+	"github.com/atomic-go/atomic/host/llm"
+)
+
 // Rungs: how the compacted text was produced.
 const (
 	RungPlanned   = "planned"
@@ -28,6 +34,17 @@ type Result struct {
 	BackupPath       string        `json:"backupPath,omitempty"`
 	// Runs are the deleted line runs of the region (not serialised).
 	Runs []Range `json:"-"`
+}
+
+// MarshalJSON writes the result with pi's "summary" beside
+// "compactedText" (the same text), so that clients written for pi's
+// summary compaction read it.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return json.Marshal(struct {
+		plain
+		Summary string `json:"summary"`
+	}{plain(r), r.CompactedText})
 }
 
 // Details are stored in the compaction entry.
@@ -77,7 +94,7 @@ func FromExtension(p *Preparation, text string) *Result {
 			kept++
 		}
 	}
-	after := EstimateTextTokens(text) + p.KeptTailTokens
+	after := llm.EstimateTextTokens(text) + p.KeptTailTokens
 	return &Result{
 		CompactedText: text, FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore,
 		Stats: Stats{

@@ -71,7 +71,7 @@ func TestRunPlanned(t *testing.T) {
 	}
 	st := res.Stats
 	if st.LinesBefore != 40 || st.LinesDeleted != 16 || st.LinesKept != 24 || st.RangeCount != 2 || st.TokensBefore != 1000 ||
-		st.TokensAfter != EstimateTextTokens(res.CompactedText)+7 {
+		st.TokensAfter != llm.EstimateTextTokens(res.CompactedText)+7 {
 		t.Fatalf("stats %+v", st)
 	}
 	if len(*seen) != 1 || (*seen)[0].TargetKeep != 20 || (*seen)[0].Offset != 0 {
@@ -149,7 +149,7 @@ func TestRunFreshRung(t *testing.T) {
 	}
 	// A tail that does not fit the window is dropped.
 	res = Fresh(regionPrep(r, 5000), 1000)
-	if res.FirstKeptEntryID != nil || res.Stats.TokensAfter != EstimateTextTokens(res.CompactedText) {
+	if res.FirstKeptEntryID != nil || res.Stats.TokensAfter != llm.EstimateTextTokens(res.CompactedText) {
 		t.Fatalf("tail kept: %+v", res)
 	}
 	// Too small: nothing to compact, unless a load-bearing caller allows

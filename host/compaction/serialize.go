@@ -105,7 +105,7 @@ func (s *serializer) message(m *llm.Message) {
 // capToolText keeps the first ToolResultCap characters of a tool result's
 // text and notes how many were left out.
 func capToolText(t string) string {
-	n := textLen(t)
+	n := llm.TextLen(t)
 	if n <= ToolResultCap {
 		return t
 	}

@@ -68,8 +68,8 @@ func TestSerializeCapCountsUTF16Units(t *testing.T) {
 	got := Serialize([]llm.Message{toolResult("c", long)})
 	body := strings.TrimPrefix(got, HeaderToolResult)
 	kept, note, ok := strings.Cut(body, "\n\n")
-	if !ok || textLen(kept) != ToolResultCap || note != "[... 20 more characters truncated]" {
-		t.Fatalf("kept %d units, note %q", textLen(kept), note)
+	if !ok || llm.TextLen(kept) != ToolResultCap || note != "[... 20 more characters truncated]" {
+		t.Fatalf("kept %d units, note %q", llm.TextLen(kept), note)
 	}
 }
 

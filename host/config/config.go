@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/atomic-go/atomic/internal/fsutil"
 
@@ -35,6 +36,22 @@ type CompactionSettings struct {
 	Query            string  `mapstructure:"query"`
 }
 
+// TimeoutSettings are deadlines in milliseconds (0: none).
+type TimeoutSettings struct {
+	// Tool bounds one call of a tool the agent does not implement itself
+	// (a Go plugin's, a script extension's, an MCP server's tool); the
+	// call ends with an error result the model sees. Default 10 minutes.
+	Tool int `mapstructure:"tool"`
+}
+
+// ToolTimeout returns Tool as a duration (0: none).
+func (t TimeoutSettings) ToolTimeout() time.Duration {
+	if t.Tool <= 0 {
+		return 0
+	}
+	return time.Duration(t.Tool) * time.Millisecond
+}
+
 // Settings is the effective configuration.
 type Settings struct {
 	DefaultProvider      string             `mapstructure:"defaultProvider"`
@@ -52,12 +69,35 @@ type Settings struct {
 	// Extensions entries are paths or objects {path, timeouts, ...};
 	// host/extensions reads them from the files themselves (it needs to
 	// know which file each came from).
-	Extensions          []any    `mapstructure:"extensions"`
-	Skills              []string `mapstructure:"skills"`
-	Prompts             []string `mapstructure:"prompts"`
-	EnableSkillCommands bool     `mapstructure:"enableSkillCommands"`
-	EnabledModels       []string `mapstructure:"enabledModels"`
-	DefaultProjectTrust string   `mapstructure:"defaultProjectTrust"`
+	Extensions          []any           `mapstructure:"extensions"`
+	Skills              []string        `mapstructure:"skills"`
+	Prompts             []string        `mapstructure:"prompts"`
+	EnableSkillCommands bool            `mapstructure:"enableSkillCommands"`
+	EnabledModels       []string        `mapstructure:"enabledModels"`
+	DefaultProjectTrust string          `mapstructure:"defaultProjectTrust"`
+	Timeouts            TimeoutSettings `mapstructure:"timeouts"`
+	// ExtensionRuntime chooses the runtime of script extensions: "auto"
+	// (goja when it provides everything the extension imports, else
+	// Node), "goja" or "node". An extension's settings entry may choose
+	// for itself ("runtime").
+	ExtensionRuntime string `mapstructure:"extensionRuntime"`
+	// NpmCommand is the argv npm operations run (packages); empty: npm.
+	NpmCommand []string `mapstructure:"npmCommand"`
+	// MaxTurnRequests bounds the model requests of one run between two
+	// user inputs (0: no limit); see agent.Config.MaxTurnRequests.
+	MaxTurnRequests int `mapstructure:"maxTurnRequests"`
+	// ACP holds the settings of --mode acp.
+	ACP ACPSettings `mapstructure:"acp"`
+}
+
+// ACPSettings are the settings of the Agent Client Protocol front end.
+type ACPSettings struct {
+	// UseClientFs makes the file tools read and write through the
+	// client (fs/read_text_file, fs/write_text_file) when it offers them.
+	UseClientFs bool `mapstructure:"useClientFs"`
+	// UseClientTerminal makes bash run in the client's terminals
+	// (terminal/*) when it offers them.
+	UseClientTerminal bool `mapstructure:"useClientTerminal"`
 }
 
 // Paths tells where the configuration lives.
@@ -116,6 +156,8 @@ func defaults(v *viper.Viper) {
 	v.SetDefault("compaction.preserve_recent", 2)
 	v.SetDefault("enableSkillCommands", true)
 	v.SetDefault("defaultProjectTrust", "ask")
+	v.SetDefault("extensionRuntime", "auto")
+	v.SetDefault("timeouts.tool", 10*60*1000) // tools.DefaultToolTimeout
 }
 
 // Diagnostic is a problem found while loading settings.
@@ -144,7 +186,7 @@ func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, 
 		files = append(files, paths.ProjectSettingsFile())
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := fsutil.ReadRegular(f, fsutil.MaxSettingsFile)
 		if err != nil {
 			if !os.IsNotExist(err) {
 				out.Diagnostics = append(out.Diagnostics, Diagnostic{Path: f, Message: err.Error()})
@@ -220,7 +262,7 @@ func Update(path string, fn func(m map[string]any)) error {
 	}
 	defer unlock()
 	m := map[string]any{}
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path, fsutil.MaxSettingsFile)
 	if err == nil {
 		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 		if len(bytes.TrimSpace(data)) > 0 {
@@ -254,7 +296,41 @@ func SetPath(m map[string]any, key string, val any) {
 }
 
 // WriteFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it into place, creating missing directories with mode 0700.
+// renames it into place, creating missing directories with mode 0700. A
+// settings file reached through a symbolic link (dotfiles) is written where
+// the link points; the link stays.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	return fsutil.WriteBytes(path, data, fsutil.Options{Perm: perm, DirPerm: 0o700, Sync: true})
+	return fsutil.WriteBytes(path, data, fsutil.Options{Perm: perm, DirPerm: 0o700, Sync: true, FollowLinks: true})
+}
+
+// UpdateText edits a settings file as text, under the settings lock:
+// edit gets the current content (nil when the file does not exist; a
+// leading byte order mark is removed and put back) and returns the new
+// content, which is written atomically (keeping the mode; 0600 for a new
+// file). Whatever edit
+// leaves alone stays byte for byte. An edit error leaves the file as it
+// was.
+func UpdateText(path string, edit func(old []byte) ([]byte, error)) error {
+	unlock, err := lockFile(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	data, err := fsutil.ReadRegular(path, fsutil.MaxSettingsFile)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	perm := os.FileMode(0o600)
+	if st, err := os.Stat(path); err == nil {
+		perm = st.Mode().Perm()
+	}
+	bom := bytes.HasPrefix(data, []byte("\xef\xbb\xbf"))
+	out, err := edit(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	if err != nil {
+		return err
+	}
+	if bom {
+		out = append([]byte("\xef\xbb\xbf"), out...)
+	}
+	return WriteFileAtomic(path, out, perm)
 }

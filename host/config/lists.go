@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/atomic-go/atomic/internal/fsutil"
 	"os"
 	"path/filepath"
 )
@@ -14,7 +15,7 @@ import (
 // come from (user or project) matters. "~" is expanded. A missing file or
 // key gives an empty list; a key of the wrong type is an error.
 func PathList(file, key string) ([]string, error) {
-	data, err := os.ReadFile(file)
+	data, err := fsutil.ReadRegular(file, fsutil.MaxSettingsFile)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil

@@ -1,14 +1,19 @@
 package events
 
-import "github.com/atomic-go/atomic/host/llm"
+import (
+	"strconv"
+
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/jsonw"
+)
 
 // The events of a run are encoded by hand: they carry whole messages, and
 // going through encoding/json would scan each message once per nesting
-// level (see llm.Appender).
+// level (see jsonw.Appender).
 
 func appendHead(dst []byte, typ string) []byte {
 	dst = append(dst, `{"type":`...)
-	return llm.AppendString(dst, typ)
+	return jsonw.AppendString(dst, typ)
 }
 
 func appendStrings(dst []byte, ss []string) []byte {
@@ -17,7 +22,7 @@ func appendStrings(dst []byte, ss []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = llm.AppendString(dst, s)
+		dst = jsonw.AppendString(dst, s)
 	}
 	return append(dst, ']')
 }
@@ -26,27 +31,37 @@ func appendArgs(dst []byte, args map[string]any) []byte {
 	if args == nil {
 		return append(dst, '{', '}')
 	}
-	return llm.AppendValue(dst, args)
+	return jsonw.AppendValue(dst, args)
 }
 
-// AppendJSON implements Appender.
+// AppendJSON implements jsonw.Appender.
 func (AgentStart) AppendJSON(dst []byte) []byte { return append(dst, `{"type":"agent_start"}`...) }
 
-// AppendJSON implements Appender.
-func (AgentSettled) AppendJSON(dst []byte) []byte {
-	return append(dst, `{"type":"agent_settled"}`...)
+// AppendJSON implements jsonw.Appender.
+func (e AgentSettled) AppendJSON(dst []byte) []byte {
+	if e.Aborted {
+		return append(dst, `{"type":"agent_settled","aborted":true}`...)
+	}
+	return append(dst, `{"type":"agent_settled","aborted":false}`...)
 }
 
-// AppendJSON implements Appender.
+// AppendJSON implements jsonw.Appender.
 func (TurnStart) AppendJSON(dst []byte) []byte { return append(dst, `{"type":"turn_start"}`...) }
 
-// AppendJSON implements Appender.
+// AppendJSON implements jsonw.Appender.
 func (e AgentEnd) AppendJSON(dst []byte) []byte {
 	dst = append(appendHead(dst, e.EventType()), `,"messages":`...)
-	return append(llm.AppendMessages(dst, e.Messages), '}')
+	dst = llm.AppendMessages(dst, e.Messages)
+	if e.TurnLimitReached {
+		dst = append(dst, `,"turnLimitReached":true`...)
+	}
+	if e.WillRetry {
+		return append(dst, `,"willRetry":true}`...)
+	}
+	return append(dst, `,"willRetry":false}`...)
 }
 
-// AppendJSON implements Appender.
+// AppendJSON implements jsonw.Appender.
 func (e TurnEnd) AppendJSON(dst []byte) []byte {
 	dst = append(appendHead(dst, e.EventType()), `,"message":`...)
 	dst = e.Message.AppendJSON(dst)
@@ -54,13 +69,13 @@ func (e TurnEnd) AppendJSON(dst []byte) []byte {
 	return append(llm.AppendMessages(dst, e.ToolResults), '}')
 }
 
-// AppendJSON implements Appender.
+// AppendJSON implements jsonw.Appender.
 func (e MessageStart) AppendJSON(dst []byte) []byte {
 	dst = append(appendHead(dst, e.EventType()), `,"message":`...)
 	return append(e.Message.AppendJSON(dst), '}')
 }
 
-// AppendJSON implements Appender.
+// AppendJSON implements jsonw.Appender.
 func (e MessageEnd) AppendJSON(dst []byte) []byte {
 	dst = append(appendHead(dst, e.EventType()), `,"message":`...)
 	return append(e.Message.AppendJSON(dst), '}')
@@ -68,35 +83,41 @@ func (e MessageEnd) AppendJSON(dst []byte) []byte {
 
 func appendToolHead(dst []byte, typ, id, name string) []byte {
 	dst = append(appendHead(dst, typ), `,"toolCallId":`...)
-	dst = llm.AppendString(dst, id)
+	dst = jsonw.AppendString(dst, id)
 	dst = append(dst, `,"toolName":`...)
-	return llm.AppendString(dst, name)
+	return jsonw.AppendString(dst, name)
 }
 
-// AppendJSON implements Appender.
+// AppendJSON implements jsonw.Appender.
 func (e ToolExecutionStart) AppendJSON(dst []byte) []byte {
 	dst = append(appendToolHead(dst, e.EventType(), e.ToolCallID, e.ToolName), `,"args":`...)
 	return append(appendArgs(dst, e.Args), '}')
 }
 
-// AppendJSON implements Appender.
+// AppendJSON implements jsonw.Appender.
 func (e ToolExecutionUpdate) AppendJSON(dst []byte) []byte {
 	dst = append(appendToolHead(dst, e.EventType(), e.ToolCallID, e.ToolName), `,"args":`...)
 	dst = append(appendArgs(dst, e.Args), `,"partialResult":`...)
 	return append(e.PartialResult.AppendJSON(dst), '}')
 }
 
-// AppendJSON implements Appender.
+// AppendJSON implements jsonw.Appender.
 func (e ToolExecutionEnd) AppendJSON(dst []byte) []byte {
 	dst = append(appendToolHead(dst, e.EventType(), e.ToolCallID, e.ToolName), `,"result":`...)
 	dst = append(e.Result.AppendJSON(dst), `,"isError":`...)
 	if e.IsError {
-		return append(dst, "true}"...)
+		dst = append(dst, "true"...)
+	} else {
+		dst = append(dst, "false"...)
 	}
-	return append(dst, "false}"...)
+	if e.DurationMs != nil {
+		dst = append(dst, `,"durationMs":`...)
+		dst = strconv.AppendInt(dst, *e.DurationMs, 10)
+	}
+	return append(dst, '}')
 }
 
-// AppendJSON implements Appender.
+// AppendJSON implements jsonw.Appender.
 func (e QueueUpdate) AppendJSON(dst []byte) []byte {
 	dst = append(appendHead(dst, e.EventType()), `,"steering":`...)
 	dst = append(appendStrings(dst, e.Steering), `,"followUp":`...)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // Event is anything the runtime emits to its listeners.
@@ -16,12 +17,6 @@ type Event interface {
 // Sink receives events.
 type Sink func(Event)
 
-// Appender is implemented by events that encode themselves without
-// reflection (the hot streaming path).
-type Appender interface {
-	AppendJSON(dst []byte) []byte
-}
-
 // Encode returns the JSON record of an event, with "type" first.
 func Encode(ev Event) ([]byte, error) {
 	return AppendEncode(nil, ev)
@@ -29,7 +24,7 @@ func Encode(ev Event) ([]byte, error) {
 
 // AppendEncode appends the JSON record of an event to dst.
 func AppendEncode(dst []byte, ev Event) ([]byte, error) {
-	if a, ok := ev.(Appender); ok {
+	if a, ok := ev.(jsonw.Appender); ok {
 		return a.AppendJSON(dst), nil
 	}
 	body, err := json.Marshal(ev)
@@ -37,7 +32,7 @@ func AppendEncode(dst []byte, ev Event) ([]byte, error) {
 		return dst, err
 	}
 	dst = append(dst, `{"type":`...)
-	dst = llm.AppendString(dst, ev.EventType())
+	dst = jsonw.AppendString(dst, ev.EventType())
 	if len(body) > 2 {
 		dst = append(dst, ',')
 		dst = append(dst, body[1:]...)
@@ -71,11 +66,20 @@ type AgentStart struct{}
 // AgentEnd is emitted when a run ends, with every message it created.
 type AgentEnd struct {
 	Messages []llm.Message `json:"messages"`
+	// WillRetry is true when an automatic retry or overflow recovery
+	// follows (another agent_start … agent_end before agent_settled).
+	WillRetry bool `json:"willRetry"`
+	// TurnLimitReached is true when the run stopped because the model
+	// made the settings' maxTurnRequests requests and wanted another.
+	TurnLimitReached bool `json:"turnLimitReached,omitempty"`
 }
 
 // AgentSettled is emitted when a prompt's whole run, including retries and
 // queued continuations, is over.
-type AgentSettled struct{}
+type AgentSettled struct {
+	// Aborted is true when the run ended because it was aborted.
+	Aborted bool `json:"aborted"`
+}
 
 // TurnStart is emitted when a turn begins.
 type TurnStart struct{}
@@ -144,6 +148,9 @@ type ToolExecutionEnd struct {
 	ToolName   string         `json:"toolName"`
 	Result     llm.ToolResult `json:"result"`
 	IsError    bool           `json:"isError"`
+	// DurationMs is how long the tool's Execute took (monotonic clock,
+	// rounded to milliseconds); nil when the tool did not run.
+	DurationMs *int64 `json:"durationMs,omitempty"`
 }
 
 // QueueUpdate reports the pending steering and follow-up texts.

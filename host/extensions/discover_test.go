@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/atomic-go/atomic/host/trust"
 )
 
 func writeExec(t *testing.T, path string) {
@@ -80,19 +82,19 @@ func TestTrustIsBoundToTheFiles(t *testing.T) {
 	writeExec(t, p)
 	d := Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd})
 	fp := Fingerprint(cwd, d.Specs, d.ProjectSettings)
-	if IsTrusted(agent, cwd, fp) {
+	if isTrusted(t, agent, cwd, fp) {
 		t.Fatal("trusted before asking")
 	}
-	if err := Trust(agent, cwd, fp); err != nil {
+	if err := trust.Record(agent, cwd, fp); err != nil {
 		t.Fatal(err)
 	}
-	if !IsTrusted(agent, cwd, Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, "")) {
+	if !isTrusted(t, agent, cwd, Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, "")) {
 		t.Fatal("not trusted after Trust")
 	}
 	if err := os.WriteFile(p, []byte("#!/bin/sh\necho changed\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if IsTrusted(agent, cwd, Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, "")) {
+	if isTrusted(t, agent, cwd, Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, "")) {
 		t.Fatal("a changed file must ask again")
 	}
 	writeExec(t, filepath.Join(cwd, ".atomic", "extensions", "another"))
@@ -154,5 +156,40 @@ func TestScriptDiscoveryAndTrust(t *testing.T) {
 	writeFile(t, filepath.Join(ext, "pkg", "helper.ts"), "export const h = 2")
 	if Fingerprint(cwd, Discover(DiscoverOptions{AgentDir: agent, Cwd: cwd}).Specs, d.ProjectSettings) == fp {
 		t.Fatal("a changed file of a script directory must change the fingerprint")
+	}
+}
+
+// A directory given with -e is taken as a package, as pi does: a manifest
+// that lists no extensions (a package of skills) loads nothing without an
+// error, the conventional extensions/ directory is scanned, and
+// package.json's entry point ("exports" ".", "main") is the script.
+func TestExplicitPackageDirectories(t *testing.T) {
+	root := t.TempDir()
+	skills := filepath.Join(root, "skills-only")
+	writeFile(t, filepath.Join(skills, "package.json"), `{"name":"s","pi":{"skills":["skills"]}}`)
+	conv := filepath.Join(root, "conventional")
+	writeFile(t, filepath.Join(conv, "package.json"), `{"name":"c"}`)
+	writeFile(t, filepath.Join(conv, "extensions", "one.ts"), "export default () => {}")
+	writeFile(t, filepath.Join(conv, "extensions", "two", "index.js"), "export default () => {}")
+	mainDir := filepath.Join(root, "main")
+	writeFile(t, filepath.Join(mainDir, "package.json"), `{"name":"m","type":"module","main":"./dist/index.js","exports":{".":{"import":"./dist/index.js","types":"./dist/index.d.ts"}}}`)
+	writeFile(t, filepath.Join(mainDir, "dist", "index.js"), "export default () => {}")
+	escape := filepath.Join(root, "escape")
+	writeFile(t, filepath.Join(escape, "package.json"), `{"name":"e","main":"../main/dist/index.js"}`)
+	empty := filepath.Join(root, "empty")
+	writeFile(t, filepath.Join(empty, "README.md"), "nothing")
+
+	d := Discover(DiscoverOptions{AgentDir: filepath.Join(root, "agent"), Cwd: filepath.Join(root, "cwd"), CLI: []string{skills, conv, mainDir, escape, empty}})
+	var got []string
+	for _, s := range d.Specs {
+		rel, _ := filepath.Rel(root, s.Entry())
+		got = append(got, rel)
+	}
+	want := "conventional/extensions/one.ts conventional/extensions/two/index.js main/dist/index.js"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("specs:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if len(d.Problems) != 2 || !strings.Contains(d.Problems[0].Message+d.Problems[1].Message, "escape") || !strings.Contains(d.Problems[0].Message+d.Problems[1].Message, "empty") {
+		t.Fatalf("problems: %+v", d.Problems)
 	}
 }

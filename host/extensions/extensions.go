@@ -5,24 +5,30 @@
 // their hooks, commands and tools to the session runtime.
 //
 // Load order, which is also the order handlers run in:
-//  1. -e / --extension paths, in argument order;
-//  2. the project settings' "extensions" (./.atomic/settings.json);
-//  3. the user settings' "extensions" (<agentDir>/settings.json);
-//  4. ./.atomic/extensions/ (sorted by name);
-//  5. <agentDir>/extensions/ (sorted by name).
+//  1. -e / --extension paths, in argument order (an -e npm:… or git:…
+//     package contributes its extensions at its position);
+//  2. the extensions of packages (host/packages): the project settings'
+//     "packages", then the user settings';
+//  3. the project settings' "extensions" (./.atomic/settings.json);
+//  4. the user settings' "extensions" (<agentDir>/settings.json);
+//  5. ./.atomic/extensions/ (sorted by name);
+//  6. <agentDir>/extensions/ (sorted by name).
 //
 // A path is loaded once (the first occurrence wins). --no-extensions keeps
-// only 1. Project extensions (2 and 4) load only when the project is
-// trusted; otherwise they are listed as skipped.
+// only 1. Project extensions (project packages, 3 and 5) load only when
+// the project is trusted; otherwise they are listed as skipped.
 package extensions
 
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/sdk/rpcwire"
 )
 
 // Scopes of an extension.
@@ -53,6 +59,17 @@ type Spec struct {
 	Scope string
 	// Options come from an object entry in the settings.
 	Options Options
+	// Package is the package the extension comes from (nil for none).
+	Package *PackageRef
+}
+
+// PackageRef names the package (host/packages) an extension comes from.
+type PackageRef = rpcwire.ExtensionPackage
+
+// PackageEntry is an extension path a package contributes.
+type PackageEntry struct {
+	Path    string
+	Package PackageRef
 }
 
 // Options are per-extension settings.
@@ -67,6 +84,32 @@ type Options struct {
 	MemoryLimitMB int64
 	// Disabled skips the extension.
 	Disabled bool
+	// Runtime is the script runtime asked for: "auto" or "" (the
+	// extensionRuntime setting decides), "goja" or "node".
+	Runtime string
+}
+
+// Script runtime choices (the extensionRuntime setting and the "runtime"
+// of an extension's settings entry).
+const (
+	RuntimeAuto = "auto"
+	RuntimeGoja = "goja"
+	RuntimeNode = "node"
+)
+
+// ValidRuntimeChoice reports whether s is a runtime choice ("" is auto).
+func ValidRuntimeChoice(s string) bool {
+	switch s {
+	case "", RuntimeAuto, RuntimeGoja, RuntimeNode:
+		return true
+	}
+	return false
+}
+
+// RuntimeNamer is implemented by extensions that tell which runtime runs
+// them (shown by get_extensions).
+type RuntimeNamer interface {
+	RuntimeName() string
 }
 
 // Runtime starts extensions of one kind.
@@ -208,4 +251,30 @@ type Host interface {
 // as if its input had ended.
 type ShutdownRequester interface {
 	RequestShutdown()
+}
+
+// Entry is the file a script extension starts from: the file itself, or
+// for a directory the index file discovery found (its Command).
+func (s Spec) Entry() string {
+	if st, err := os.Stat(s.Path); err == nil && st.IsDir() {
+		for _, c := range s.Command {
+			if st, err := os.Stat(c); err == nil && !st.IsDir() {
+				return c
+			}
+		}
+		for _, idx := range []string{"index.ts", "index.js"} {
+			if st, err := os.Stat(filepath.Join(s.Path, idx)); err == nil && !st.IsDir() {
+				return filepath.Join(s.Path, idx)
+			}
+		}
+	}
+	return s.Path
+}
+
+// ToolRefresher is implemented by hosts that take tools an extension
+// registers after it loaded (from session_start, a command, …): the
+// extension calls RefreshExtensionTools after registering, and the next
+// model request offers the tool (active, as when registered at load).
+type ToolRefresher interface {
+	RefreshExtensionTools()
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/trust"
 )
 
 // StartTimeout bounds how long one extension may take to start.
@@ -93,10 +95,10 @@ func (m *Manager) Start(d Discovered) {
 	for _, s := range d.Specs {
 		switch {
 		case s.Options.Disabled:
-			m.statuses = append(m.statuses, Status{Path: s.Path, Scope: s.Scope, State: "skipped", Message: "disabled in settings"})
+			m.statuses = append(m.statuses, Status{Path: s.Path, Scope: s.Scope, Package: s.Package, State: "skipped", Message: "disabled in settings"})
 		case s.Scope == ScopeProject && !m.trusted:
 			m.pending = append(m.pending, s)
-			m.statuses = append(m.statuses, Status{Path: s.Path, Scope: s.Scope, State: "skipped",
+			m.statuses = append(m.statuses, Status{Path: s.Path, Scope: s.Scope, Package: s.Package, State: "skipped",
 				Message: "project extensions run only in trusted projects; run with --trust-project or send trust_project"})
 		default:
 			allowed = append(allowed, s)
@@ -133,7 +135,7 @@ func (m *Manager) decideTrust() bool {
 	}
 	ok, err := DecideProjectTrust(m.cfg.AgentDir, m.cfg.Cwd, m.cfg.TrustProject)
 	if err != nil {
-		m.cfg.Log.Warn("cannot record project trust", "err", err)
+		m.cfg.Log.Warn("project trust", "err", err)
 	}
 	return ok
 }
@@ -168,12 +170,12 @@ func (m *Manager) loadAll(specs []Spec) {
 	var subs []hooks.Subscriber
 	for i, s := range specs {
 		if errs[i] != nil {
-			m.statuses = append(m.statuses, Status{Path: s.Path, Scope: s.Scope, State: "failed", Message: errs[i].Error()})
+			m.statuses = append(m.statuses, Status{Path: s.Path, Scope: s.Scope, Package: s.Package, State: "failed", Message: errs[i].Error()})
 			continue
 		}
 		l := &loaded{ext: results[i], spec: s, sub: &subscriber{Extension: results[i], opts: s.Options}}
 		m.loaded = append(m.loaded, l)
-		m.statuses = append(m.statuses, Status{Path: s.Path, Name: l.ext.Name(), Scope: s.Scope, State: "loaded"})
+		m.statuses = append(m.statuses, Status{Path: s.Path, Name: l.ext.Name(), Scope: s.Scope, Package: s.Package, State: "loaded"})
 		subs = append(subs, l.sub)
 	}
 	m.mu.Unlock()
@@ -281,17 +283,40 @@ func (m *Manager) snapshot() []*loaded {
 func (m *Manager) Statuses() []Status {
 	m.mu.Lock()
 	out := append([]Status(nil), m.statuses...)
+	rank := make(map[string]int, len(m.disc.Order))
+	for i, p := range m.disc.Order {
+		if _, dup := rank[p]; !dup {
+			rank[p] = i
+		}
+	}
 	byPath := map[string]Extension{}
 	for _, l := range m.loaded {
 		byPath[l.spec.Path] = l.ext
 	}
 	m.mu.Unlock()
+	// Statuses are recorded as extensions finish (problems and skipped
+	// ones first); report them in load order. Paths the discovery did
+	// not list (none today) go last, in recording order.
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, ok := rank[out[i].Path]
+		if !ok {
+			ri = len(rank)
+		}
+		rj, ok := rank[out[j].Path]
+		if !ok {
+			rj = len(rank)
+		}
+		return ri < rj
+	})
 	for i := range out {
 		ext, ok := byPath[out[i].Path]
 		if !ok || out[i].State != "loaded" {
 			continue
 		}
 		out[i].Events = ext.Events()
+		if rn, ok := ext.(RuntimeNamer); ok {
+			out[i].Runtime = rn.RuntimeName()
+		}
 		for _, c := range ext.Commands() {
 			out[i].Commands = append(out[i].Commands, c.Name)
 		}
@@ -331,7 +356,7 @@ func (m *Manager) TrustProject(ctx context.Context) (int, error) {
 	m.statuses = kept
 	fp := m.fp
 	m.mu.Unlock()
-	if err := Trust(m.cfg.AgentDir, m.cfg.Cwd, fp); err != nil {
+	if err := trust.Record(m.cfg.AgentDir, m.cfg.Cwd, fp); err != nil {
 		return 0, err
 	}
 	before := len(m.snapshot())
@@ -413,14 +438,7 @@ type subscriber struct {
 // HandleBatch implements hooks.BatchSubscriber, using the extension's own
 // batching when it has one.
 func (s *subscriber) HandleBatch(ctx context.Context, evs []*hooks.Event) []error {
-	if bs, ok := s.Extension.(hooks.BatchSubscriber); ok {
-		return bs.HandleBatch(ctx, evs)
-	}
-	errs := make([]error, len(evs))
-	for i, ev := range evs {
-		_, errs[i] = s.Extension.Handle(ctx, ev)
-	}
-	return errs
+	return hooks.HandleBatch(ctx, s.Extension, evs)
 }
 
 // Timeout implements hooks.TimeoutProvider: settings first, then what the

@@ -3,15 +3,20 @@ package extensions
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/tools"
 )
 
 // Tool adapts an extension tool to the tool registry. A tool named like a
-// built-in replaces it.
+// built-in replaces it. Every call is bounded by tools.RunForeign: the
+// deadline Timeout (0: none; the settings' timeouts.tool) and the caps on
+// one result.
 type Tool struct {
-	Ref ToolRef
+	Ref     ToolRef
+	Timeout time.Duration
 }
 
 var (
@@ -36,5 +41,9 @@ func (t *Tool) PromptGuidelines() []string { return t.Ref.Spec.PromptGuidelines 
 
 // Execute implements tools.Tool by calling the extension.
 func (t *Tool) Execute(ctx context.Context, call tools.Call) (llm.ToolResult, error) {
-	return t.Ref.Ext.ExecuteTool(ctx, t.Ref.Spec.Name, call.ID, call.Args, call.Update)
+	name := t.Ref.Spec.Name
+	source := fmt.Sprintf("extension %q", t.Ref.Ext.Name())
+	return tools.RunForeign(ctx, call, name, source, t.Timeout, func(ctx context.Context, update func(llm.ToolResult)) (llm.ToolResult, error) {
+		return t.Ref.Ext.ExecuteTool(ctx, name, call.ID, call.Args, update)
+	})
 }

@@ -1,41 +1,21 @@
 package extensions
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"time"
 
-	"github.com/atomic-go/atomic/host/config"
+	"github.com/atomic-go/atomic/host/trust"
 )
 
-// TrustFile is where trusted projects are recorded, in the agent dir:
-//
-//	{"version": 1, "projects": {"/abs/project": {"fingerprint": "sha256:…", "trustedAt": "…"}}}
-//
-// The fingerprint covers every project extension file and the project
-// settings file, so a changed or added file asks again.
-const TrustFile = "trust.json"
-
-type trustDoc struct {
-	Version  int                     `json:"version"`
-	Projects map[string]trustedEntry `json:"projects"`
-}
-
-type trustedEntry struct {
-	Fingerprint string `json:"fingerprint"`
-	TrustedAt   string `json:"trustedAt"`
-}
+// TrustFile is where trusted projects are recorded (see host/trust).
+const TrustFile = trust.File
 
 // Fingerprint hashes the project's extension files: for each spec its
 // entry files (the executable or script, and a directory's manifest),
-// path and content, plus the project settings file.
-func Fingerprint(cwd string, specs []Spec, projectSettings string) string {
+// path and content, plus the project files given (its settings file, its
+// mcp.json; empty names are skipped).
+func Fingerprint(cwd string, specs []Spec, projectFiles ...string) string {
 	var files []string
 	for _, s := range specs {
 		if s.Scope != ScopeProject {
@@ -43,34 +23,12 @@ func Fingerprint(cwd string, specs []Spec, projectSettings string) string {
 		}
 		files = append(files, entryFiles(s)...)
 	}
-	if projectSettings != "" {
-		files = append(files, projectSettings)
+	for _, f := range projectFiles {
+		if f != "" {
+			files = append(files, f)
+		}
 	}
-	sort.Strings(files)
-	h := sha256.New()
-	prev := ""
-	for _, f := range files {
-		if f == prev {
-			continue
-		}
-		prev = f
-		rel, err := filepath.Rel(cwd, f)
-		if err != nil {
-			rel = f
-		}
-		io.WriteString(h, rel)
-		h.Write([]byte{0})
-		if fh, err := os.Open(f); err == nil {
-			fs := sha256.New()
-			_, _ = io.Copy(fs, fh)
-			fh.Close()
-			h.Write(fs.Sum(nil))
-		} else {
-			io.WriteString(h, "missing")
-		}
-		h.Write([]byte{0})
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return trust.Fingerprint(cwd, files)
 }
 
 func entryFiles(s Spec) []string {
@@ -153,80 +111,12 @@ func fileExists(p string) bool {
 // every way of starting the agent in the project.
 func ProjectFingerprint(agentDir, cwd string) string {
 	d := Discover(DiscoverOptions{AgentDir: agentDir, Cwd: cwd})
-	return Fingerprint(cwd, d.Specs, d.ProjectSettings)
+	return Fingerprint(cwd, d.Specs, d.ProjectSettings, projectMCPFile(cwd))
 }
 
-// DecideProjectTrust is the trust rule for everything a project supplies
-// (extensions, skills, prompt templates, context files, SYSTEM.md,
-// APPEND_SYSTEM.md, ./.atomic/settings.json). The project at cwd is
-// trusted when
-//
-//   - flag is set (--trust-project): the trust is recorded too;
-//   - the user's settings say defaultProjectTrust "always";
-//   - trust.json records the project with its current fingerprint, unless
-//     the user's settings say defaultProjectTrust "never".
-//
-// Otherwise ("ask", the default) it is untrusted until trust is recorded.
-// The error is a failure to record the trust; the project is trusted all
-// the same.
+// DecideProjectTrust is host/trust's rule (trust.Decide) for the project
+// at cwd, with its fingerprint taken from the project's extension files
+// and settings file as discovery finds them.
 func DecideProjectTrust(agentDir, cwd string, flag bool) (bool, error) {
-	switch def := UserDefaultTrust(agentDir); {
-	case flag && agentDir == "":
-		return true, nil
-	case flag:
-		return true, Trust(agentDir, cwd, ProjectFingerprint(agentDir, cwd))
-	case def == "always":
-		return true, nil
-	case def == "never":
-		return false, nil
-	}
-	return IsTrusted(agentDir, cwd, ProjectFingerprint(agentDir, cwd)), nil
-}
-
-// IsTrusted reports whether the project is recorded as trusted with this
-// fingerprint.
-func IsTrusted(agentDir, project, fingerprint string) bool {
-	doc := readTrust(agentDir)
-	e, ok := doc.Projects[project]
-	return ok && e.Fingerprint == fingerprint
-}
-
-// Trust records the project as trusted with this fingerprint.
-func Trust(agentDir, project, fingerprint string) error {
-	doc := readTrust(agentDir)
-	doc.Projects[project] = trustedEntry{Fingerprint: fingerprint, TrustedAt: time.Now().UTC().Format(time.RFC3339)}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	return config.WriteFileAtomic(filepath.Join(agentDir, TrustFile), append(b, '\n'), 0o600)
-}
-
-func readTrust(agentDir string) trustDoc {
-	doc := trustDoc{Version: 1, Projects: map[string]trustedEntry{}}
-	data, err := os.ReadFile(filepath.Join(agentDir, TrustFile))
-	if err != nil {
-		return doc
-	}
-	_ = json.Unmarshal(data, &doc)
-	if doc.Projects == nil {
-		doc.Projects = map[string]trustedEntry{}
-	}
-	doc.Version = 1
-	return doc
-}
-
-// UserDefaultTrust reads "defaultProjectTrust" from the user's settings
-// file only: a project must not be able to trust itself through its own
-// ./.atomic/settings.json.
-func UserDefaultTrust(agentDir string) string {
-	data, err := os.ReadFile(filepath.Join(agentDir, "settings.json"))
-	if err != nil {
-		return ""
-	}
-	var doc struct {
-		DefaultProjectTrust string `json:"defaultProjectTrust"`
-	}
-	_ = json.Unmarshal(data, &doc)
-	return doc.DefaultProjectTrust
+	return trust.Decide(agentDir, cwd, flag, func() string { return ProjectFingerprint(agentDir, cwd) })
 }

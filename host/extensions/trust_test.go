@@ -3,6 +3,8 @@ package extensions
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/atomic-go/atomic/host/trust"
 )
 
 // TestDecideProjectTrust is the trust rule's table: one decision for
@@ -53,7 +55,7 @@ func TestDecideProjectTrust(t *testing.T) {
 				writeFile(t, filepath.Join(cwd, ".atomic", "settings.json"), `{"defaultProjectTrust":"`+c.s.projectDflt+`"}`)
 			}
 			if c.s.record {
-				if err := Trust(agent, cwd, ProjectFingerprint(agent, cwd)); err != nil {
+				if err := trust.Record(agent, cwd, ProjectFingerprint(agent, cwd)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -67,7 +69,7 @@ func TestDecideProjectTrust(t *testing.T) {
 			if got != c.want {
 				t.Fatalf("trusted = %v, want %v", got, c.want)
 			}
-			if rec := IsTrusted(agent, cwd, ProjectFingerprint(agent, cwd)); rec != c.recorded {
+			if rec := isTrusted(t, agent, cwd, ProjectFingerprint(agent, cwd)); rec != c.recorded {
 				t.Fatalf("recorded = %v, want %v", rec, c.recorded)
 			}
 		})
@@ -91,4 +93,13 @@ func TestProjectSettingsArePartOfTheFingerprint(t *testing.T) {
 	if ok, _ := DecideProjectTrust(agent, cwd, false); ok {
 		t.Fatal("a changed settings file must ask again")
 	}
+}
+
+func isTrusted(t *testing.T, agent, project, fp string) bool {
+	t.Helper()
+	ok, err := trust.IsTrusted(agent, project, fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
 }

@@ -29,12 +29,44 @@ type Subscriber interface {
 	Handle(ctx context.Context, ev *Event) (json.RawMessage, error)
 }
 
+// HandlerSet is implemented by subscribers that hold several handlers for
+// one event (several pi.on calls of a script, several On calls of a Go
+// plugin). The bus calls each handler on its own, in order, and composes
+// their results with the same rule as results of different extensions:
+// the bus is the only place where results are combined, so a runtime
+// never needs to know the composition rules.
+type HandlerSet interface {
+	// Handlers returns how many handlers the subscriber has for the event
+	// (0 when it has none: then it is not called). A negative count means
+	// the subscriber composes its handlers itself this time (a plugin of
+	// an older protocol): the bus calls Handle once.
+	Handlers(event string) int
+	// HandleOne runs handler i (0-based, in registration order) for one
+	// event, with Handle's contract.
+	HandleOne(ctx context.Context, ev *Event, i int) (json.RawMessage, error)
+}
+
 // BatchSubscriber is implemented by subscribers that take several
 // notifications in one call (a plugin saves a round trip per event). The
 // returned errors are per event (nil entries for success); a single error
 // for the whole batch may be returned as a one-element slice.
 type BatchSubscriber interface {
 	HandleBatch(ctx context.Context, evs []*Event) []error
+}
+
+// HandleBatch delivers several notifications to sub: in one call when sub
+// takes batches (BatchSubscriber), else one Handle call per event. It is
+// the rule of every wrapper that adds to a subscriber and must keep its
+// batching (errors as BatchSubscriber's).
+func HandleBatch(ctx context.Context, sub Subscriber, evs []*Event) []error {
+	if bs, ok := sub.(BatchSubscriber); ok {
+		return bs.HandleBatch(ctx, evs)
+	}
+	errs := make([]error, len(evs))
+	for i, ev := range evs {
+		_, errs[i] = sub.Handle(ctx, ev)
+	}
+	return errs
 }
 
 // TimeoutProvider is implemented by subscribers with their own deadlines
@@ -145,6 +177,38 @@ func (b *Bus) subscribers(event string) []*entry {
 	return (*b.index.Load())[event]
 }
 
+// slot is one handler the bus calls: handler i of a HandlerSet, or the
+// whole subscriber (i < 0).
+type slot struct {
+	e *entry
+	i int
+}
+
+// handlers lists every handler of an event in order: subscribers in load
+// order, each subscriber's handlers in registration order.
+func (b *Bus) handlers(event string) []slot {
+	subs := b.subscribers(event)
+	if len(subs) == 0 {
+		return nil
+	}
+	out := make([]slot, 0, len(subs))
+	for _, e := range subs {
+		hs, ok := e.sub.(HandlerSet)
+		n := -1
+		if ok {
+			n = hs.Handlers(event)
+		}
+		if n < 0 {
+			out = append(out, slot{e: e, i: -1})
+			continue
+		}
+		for i := 0; i < n; i++ {
+			out = append(out, slot{e: e, i: i})
+		}
+	}
+	return out
+}
+
 func (b *Bus) report(s Subscriber, event string, err error) {
 	if b.OnError == nil || err == nil {
 		return
@@ -167,7 +231,7 @@ func timeoutFor(s Subscriber, event string) time.Duration {
 // call runs one handler with its deadline, turning panics into errors. It
 // stops waiting at the deadline or when ctx ends even if the handler does
 // not return.
-func (b *Bus) call(ctx context.Context, s Subscriber, ev *Event) (json.RawMessage, error) {
+func (b *Bus) call(ctx context.Context, s Subscriber, i int, ev *Event) (json.RawMessage, error) {
 	d := timeoutFor(s, ev.Name)
 	cctx, dl := withDeadline(ctx, d)
 	defer dl.stop()
@@ -184,7 +248,11 @@ func (b *Bus) call(ctx context.Context, s Subscriber, ev *Event) (json.RawMessag
 			}
 			done <- r
 		}()
-		r.raw, r.err = s.Handle(cctx, ev)
+		if i >= 0 {
+			r.raw, r.err = s.(HandlerSet).HandleOne(cctx, ev, i)
+		} else {
+			r.raw, r.err = s.Handle(cctx, ev)
+		}
 	}()
 	select {
 	case r := <-done:
@@ -250,7 +318,7 @@ func decodeObject(raw json.RawMessage, v any) error {
 		return fmt.Errorf("malformed result: expected a JSON object, got %.80s", s)
 	}
 	if err := json.Unmarshal(s, v); err != nil {
-		return fmt.Errorf("malformed result: %v", err)
+		return fmt.Errorf("malformed result: %w", err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/atomic-go/atomic/host/llm"
@@ -182,58 +183,67 @@ func TestToolCallBlockModifyAndFailClosed(t *testing.T) {
 }
 
 func TestTimeoutAndPanicAreIsolated(t *testing.T) {
-	hang := &fake{path: "hang", events: []string{ToolCall}, timeout: 50 * time.Millisecond,
-		fn: func(ctx context.Context, _ map[string]any) (any, error) {
-			time.Sleep(2 * time.Second) // ignores ctx on purpose
-			return nil, nil
-		}}
-	b, e := newBus(hang)
-	start := time.Now()
-	d := b.ToolCall(context.Background(), ToolCallEvent{ToolName: "bash", Input: map[string]any{}})
-	if time.Since(start) > time.Second {
-		t.Fatal("deadline not honoured")
-	}
-	if !d.Block || !strings.Contains(d.Reason, "did not finish") || len(e.all()) != 1 {
-		t.Fatalf("%+v %+v", d, e.all())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		hang := &fake{path: "hang", events: []string{ToolCall}, timeout: 50 * time.Millisecond,
+			fn: func(ctx context.Context, _ map[string]any) (any, error) {
+				time.Sleep(2 * time.Second) // ignores ctx on purpose
+				return nil, nil
+			}}
+		b, e := newBus(hang)
+		start := time.Now()
+		d := b.ToolCall(context.Background(), ToolCallEvent{ToolName: "bash", Input: map[string]any{}})
+		if time.Since(start) > time.Second {
+			t.Fatal("deadline not honoured")
+		}
+		if !d.Block || !strings.Contains(d.Reason, "did not finish") || len(e.all()) != 1 {
+			t.Fatalf("%+v %+v", d, e.all())
+		}
 
-	b, e = newBus(&fake{path: "panic", events: []string{ToolResult}, fn: func(context.Context, map[string]any) (any, error) {
-		panic("oops")
-	}})
-	ev, changed := b.ToolResult(context.Background(), ToolResultEvent{ToolName: "x", Content: []llm.ContentBlock{llm.Text("a")}})
-	if changed || ev.Content[0].Text != "a" {
-		t.Fatal("panicking handler changed the result")
-	}
-	if got := e.all(); len(got) != 1 || !strings.Contains(got[0].Error, "panicked: oops") {
-		t.Fatalf("%+v", got)
-	}
+		b, e = newBus(&fake{path: "panic", events: []string{ToolResult}, fn: func(context.Context, map[string]any) (any, error) {
+			panic("oops")
+		}})
+		ev, changed := b.ToolResult(context.Background(), ToolResultEvent{ToolName: "x", Content: []llm.ContentBlock{llm.Text("a")}})
+		if changed || ev.Content[0].Text != "a" {
+			t.Fatal("panicking handler changed the result")
+		}
+		if got := e.all(); len(got) != 1 || !strings.Contains(got[0].Error, "panicked: oops") {
+			t.Fatalf("%+v", got)
+		}
+		// The abandoned handler still sleeps; let the bubble's clock run
+		// until it returns (no wall time passes).
+		time.Sleep(2 * time.Second)
+	})
 }
 
 func TestAbortCancelsWithoutReport(t *testing.T) {
-	b, e := newBus(&fake{path: "slow", events: []string{ToolCall}, fn: func(ctx context.Context, _ map[string]any) (any, error) {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}})
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(20*time.Millisecond, cancel)
-	d := b.ToolCall(ctx, ToolCallEvent{ToolName: "bash", Input: map[string]any{}})
-	if !d.Block || d.Reason != "Operation aborted" || len(e.all()) != 0 {
-		t.Fatalf("%+v %+v", d, e.all())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		b, e := newBus(&fake{path: "slow", events: []string{ToolCall}, fn: func(ctx context.Context, _ map[string]any) (any, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}})
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(20*time.Millisecond, cancel)
+		d := b.ToolCall(ctx, ToolCallEvent{ToolName: "bash", Input: map[string]any{}})
+		if !d.Block || d.Reason != "Operation aborted" || len(e.all()) != 0 {
+			t.Fatalf("%+v %+v", d, e.all())
+		}
+	})
 }
 
 func TestPauseDeadlineExcludesDialogTime(t *testing.T) {
-	b, e := newBus(&fake{path: "ui", events: []string{ToolCall}, timeout: 100 * time.Millisecond,
-		fn: func(ctx context.Context, _ map[string]any) (any, error) {
-			resume := PauseDeadline(ctx)
-			time.Sleep(300 * time.Millisecond) // waiting for the user
-			resume()
-			return map[string]any{"block": true, "reason": "user said no"}, nil
-		}})
-	d := b.ToolCall(context.Background(), ToolCallEvent{ToolName: "bash", Input: map[string]any{}})
-	if d.Reason != "user said no" || len(e.all()) != 0 {
-		t.Fatalf("%+v %+v", d, e.all())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		b, e := newBus(&fake{path: "ui", events: []string{ToolCall}, timeout: 100 * time.Millisecond,
+			fn: func(ctx context.Context, _ map[string]any) (any, error) {
+				resume := PauseDeadline(ctx)
+				time.Sleep(300 * time.Millisecond) // waiting for the user
+				resume()
+				return map[string]any{"block": true, "reason": "user said no"}, nil
+			}})
+		d := b.ToolCall(context.Background(), ToolCallEvent{ToolName: "bash", Input: map[string]any{}})
+		if d.Reason != "user said no" || len(e.all()) != 0 {
+			t.Fatalf("%+v %+v", d, e.all())
+		}
+	})
 }
 
 func TestToolResultPatchChain(t *testing.T) {

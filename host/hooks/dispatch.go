@@ -8,14 +8,16 @@ import (
 	"github.com/atomic-go/atomic/host/llm"
 )
 
-// invoke waits for the subscriber's queued notifications, then calls it.
-func (b *Bus) invoke(ctx context.Context, e *entry, ev *Event) (json.RawMessage, error) {
-	if e.queue != nil {
+// invoke waits for the subscriber's queued notifications, then calls the
+// handler.
+func (b *Bus) invoke(ctx context.Context, sl slot, ev *Event) (json.RawMessage, error) {
+	e := sl.e
+	if e.queue != nil && sl.i <= 0 {
 		bctx, cancel := context.WithTimeout(ctx, timeoutFor(e.sub, ev.Name))
 		b.barrier(bctx, e)
 		cancel()
 	}
-	return b.call(ctx, e.sub, ev)
+	return b.call(ctx, e.sub, sl.i, ev)
 }
 
 // Before dispatches a session_before_* event: every truthy result replaces
@@ -23,7 +25,7 @@ func (b *Bus) invoke(ctx context.Context, e *entry, ev *Event) (json.RawMessage,
 // Failing handlers are reported and skipped.
 func (b *Bus) Before(ctx context.Context, name string, payload any) BeforeResult {
 	var out BeforeResult
-	subs := b.subscribers(name)
+	subs := b.handlers(name)
 	if len(subs) == 0 {
 		return out
 	}
@@ -32,7 +34,7 @@ func (b *Bus) Before(ctx context.Context, name string, payload any) BeforeResult
 		raw, err := b.invoke(ctx, e, ev)
 		if err != nil {
 			if !isCancel(ctx, err) {
-				b.report(e.sub, name, err)
+				b.report(e.e.sub, name, err)
 			}
 			continue
 		}
@@ -43,7 +45,7 @@ func (b *Bus) Before(ctx context.Context, name string, payload any) BeforeResult
 			Cancel any `json:"cancel"`
 		}
 		if err := decodeObject(raw, &r); err != nil {
-			b.report(e.sub, name, err)
+			b.report(e.e.sub, name, err)
 			continue
 		}
 		out = BeforeResult{Raw: raw, Cancel: truthyValue(r.Cancel)}
@@ -75,7 +77,7 @@ func truthyValue(v any) bool {
 // (abort) blocks without a report.
 func (b *Bus) ToolCall(ctx context.Context, ev ToolCallEvent) ToolCallDecision {
 	d := ToolCallDecision{Input: ev.Input}
-	subs := b.subscribers(ToolCall)
+	subs := b.handlers(ToolCall)
 	cur := NewEvent(ToolCall, ev)
 	for _, e := range subs {
 		if d.Modified {
@@ -86,9 +88,10 @@ func (b *Bus) ToolCall(ctx context.Context, ev ToolCallEvent) ToolCallDecision {
 		raw, err := b.invoke(ctx, e, cur)
 		if err == nil && truthy(raw) {
 			var r struct {
-				Block  any             `json:"block"`
-				Reason string          `json:"reason"`
-				Input  json.RawMessage `json:"input"`
+				Block     any             `json:"block"`
+				Reason    string          `json:"reason"`
+				Terminate any             `json:"terminate"`
+				Input     json.RawMessage `json:"input"`
 			}
 			if derr := decodeObject(raw, &r); derr != nil {
 				err = derr
@@ -102,7 +105,7 @@ func (b *Bus) ToolCall(ctx context.Context, ev ToolCallEvent) ToolCallDecision {
 					}
 				}
 				if err == nil && truthyValue(r.Block) {
-					d.Block, d.Reason = true, r.Reason
+					d.Block, d.Reason, d.Terminate = true, r.Reason, truthyValue(r.Terminate)
 					return d
 				}
 			}
@@ -111,7 +114,7 @@ func (b *Bus) ToolCall(ctx context.Context, ev ToolCallEvent) ToolCallDecision {
 			if isCancel(ctx, err) {
 				return ToolCallDecision{Block: true, Reason: "Operation aborted", Input: d.Input}
 			}
-			b.report(e.sub, ToolCall, err)
+			b.report(e.e.sub, ToolCall, err)
 			return ToolCallDecision{Block: true, Reason: "Extension failed, blocking execution: " + err.Error(), Input: d.Input}
 		}
 	}
@@ -125,14 +128,14 @@ func (b *Bus) ToolCall(ctx context.Context, ev ToolCallEvent) ToolCallDecision {
 func (b *Bus) ToolResult(ctx context.Context, ev ToolResultEvent) (ToolResultEvent, bool) {
 	changed := false
 	var cur *Event
-	for _, e := range b.subscribers(ToolResult) {
+	for _, e := range b.handlers(ToolResult) {
 		if cur == nil {
 			cur = NewEvent(ToolResult, ev)
 		}
 		raw, err := b.invoke(ctx, e, cur)
 		if err != nil {
 			if !isCancel(ctx, err) {
-				b.report(e.sub, ToolResult, err)
+				b.report(e.e.sub, ToolResult, err)
 			}
 			continue
 		}
@@ -145,14 +148,14 @@ func (b *Bus) ToolResult(ctx context.Context, ev ToolResultEvent) (ToolResultEve
 			IsError *bool           `json:"isError"`
 		}
 		if err := decodeObject(raw, &r); err != nil {
-			b.report(e.sub, ToolResult, err)
+			b.report(e.e.sub, ToolResult, err)
 			continue
 		}
 		next := ev
 		if len(r.Content) > 0 {
 			var content llm.Content
 			if err := json.Unmarshal(r.Content, &content); err != nil {
-				b.report(e.sub, ToolResult, fmt.Errorf("malformed result: content: %v", err))
+				b.report(e.e.sub, ToolResult, fmt.Errorf("malformed result: content: %w", err))
 				continue
 			}
 			next.Content = content.Blocks
@@ -179,13 +182,13 @@ func (b *Bus) ToolResult(ctx context.Context, ev ToolResultEvent) (ToolResultEve
 func (b *Bus) Input(ctx context.Context, ev InputEvent) InputResult {
 	res := InputResult{Action: ActionContinue, Text: ev.Text, Images: ev.Images}
 	transformed := false
-	for _, e := range b.subscribers(Input) {
+	for _, e := range b.handlers(Input) {
 		cur := ev
 		cur.Text, cur.Images = res.Text, res.Images
 		raw, err := b.invoke(ctx, e, NewEvent(Input, cur))
 		if err != nil {
 			if !isCancel(ctx, err) {
-				b.report(e.sub, Input, err)
+				b.report(e.e.sub, Input, err)
 			}
 			continue
 		}
@@ -198,7 +201,7 @@ func (b *Bus) Input(ctx context.Context, ev InputEvent) InputResult {
 			Images []llm.ContentBlock `json:"images"`
 		}
 		if err := decodeObject(raw, &r); err != nil {
-			b.report(e.sub, Input, err)
+			b.report(e.e.sub, Input, err)
 			continue
 		}
 		switch r.Action {
@@ -214,7 +217,7 @@ func (b *Bus) Input(ctx context.Context, ev InputEvent) InputResult {
 			transformed = true
 		case ActionContinue, "":
 		default:
-			b.report(e.sub, Input, fmt.Errorf("malformed result: unknown action %q", r.Action))
+			b.report(e.e.sub, Input, fmt.Errorf("malformed result: unknown action %q", r.Action))
 		}
 	}
 	if transformed {
@@ -229,14 +232,14 @@ func (b *Bus) Input(ctx context.Context, ev InputEvent) InputResult {
 func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) BeforeAgentStartResult {
 	var out BeforeAgentStartResult
 	var cur *Event
-	for _, e := range b.subscribers(BeforeAgentStart) {
+	for _, e := range b.handlers(BeforeAgentStart) {
 		if cur == nil {
 			cur = NewEvent(BeforeAgentStart, ev)
 		}
 		raw, err := b.invoke(ctx, e, cur)
 		if err != nil {
 			if !isCancel(ctx, err) {
-				b.report(e.sub, BeforeAgentStart, err)
+				b.report(e.e.sub, BeforeAgentStart, err)
 			}
 			continue
 		}
@@ -249,7 +252,7 @@ func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) Be
 			SystemPrompt *string         `json:"systemPrompt"`
 		}
 		if err := decodeObject(raw, &r); err != nil {
-			b.report(e.sub, BeforeAgentStart, err)
+			b.report(e.e.sub, BeforeAgentStart, err)
 			continue
 		}
 		if r.Message != nil {
@@ -257,7 +260,7 @@ func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) Be
 		}
 		for _, m := range r.Messages {
 			if m.CustomType == "" {
-				b.report(e.sub, BeforeAgentStart, fmt.Errorf("malformed result: message needs a customType"))
+				b.report(e.e.sub, BeforeAgentStart, fmt.Errorf("malformed result: message needs a customType"))
 				continue
 			}
 			out.Messages = append(out.Messages, m)
@@ -277,14 +280,14 @@ func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) Be
 func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, bool) {
 	changed := false
 	var cur *Event
-	for _, e := range b.subscribers(Context) {
+	for _, e := range b.handlers(Context) {
 		if cur == nil {
 			cur = NewEvent(Context, ContextEvent{Messages: msgs})
 		}
 		raw, err := b.invoke(ctx, e, cur)
 		if err != nil {
 			if !isCancel(ctx, err) {
-				b.report(e.sub, Context, err)
+				b.report(e.e.sub, Context, err)
 			}
 			continue
 		}
@@ -295,7 +298,7 @@ func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, b
 			Messages json.RawMessage `json:"messages"`
 		}
 		if err := decodeObject(raw, &r); err != nil {
-			b.report(e.sub, Context, err)
+			b.report(e.e.sub, Context, err)
 			continue
 		}
 		if !truthy(r.Messages) {
@@ -303,7 +306,7 @@ func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, b
 		}
 		var next []llm.Message
 		if err := json.Unmarshal(r.Messages, &next); err != nil {
-			b.report(e.sub, Context, fmt.Errorf("malformed result: messages: %v", err))
+			b.report(e.e.sub, Context, fmt.Errorf("malformed result: messages: %w", err))
 			continue
 		}
 		msgs, changed, cur = next, true, nil
@@ -315,11 +318,11 @@ func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, b
 // the handler's result, or nil when no handler took the command.
 func (b *Bus) UserBash(ctx context.Context, ev UserBashEvent) *BashResult {
 	cur := NewEvent(UserBash, ev)
-	for _, e := range b.subscribers(UserBash) {
+	for _, e := range b.handlers(UserBash) {
 		raw, err := b.invoke(ctx, e, cur)
 		if err != nil {
 			if !isCancel(ctx, err) {
-				b.report(e.sub, UserBash, err)
+				b.report(e.e.sub, UserBash, err)
 			}
 			continue
 		}
@@ -330,13 +333,13 @@ func (b *Bus) UserBash(ctx context.Context, ev UserBashEvent) *BashResult {
 			Result *BashResult `json:"result"`
 		}
 		if err := decodeObject(raw, &r); err != nil {
-			b.report(e.sub, UserBash, err)
+			b.report(e.e.sub, UserBash, err)
 			continue
 		}
 		if r.Result != nil {
 			return r.Result
 		}
-		b.report(e.sub, UserBash, fmt.Errorf("only {result} is supported for user_bash results here"))
+		b.report(e.e.sub, UserBash, fmt.Errorf("only {result} is supported for user_bash results here"))
 	}
 	return nil
 }
@@ -347,11 +350,11 @@ func (b *Bus) UserBash(ctx context.Context, ev UserBashEvent) *BashResult {
 func (b *Bus) Call(ctx context.Context, name string, payload any) []json.RawMessage {
 	var out []json.RawMessage
 	ev := NewEvent(name, payload)
-	for _, e := range b.subscribers(name) {
+	for _, e := range b.handlers(name) {
 		raw, err := b.invoke(ctx, e, ev)
 		if err != nil {
 			if !isCancel(ctx, err) {
-				b.report(e.sub, name, err)
+				b.report(e.e.sub, name, err)
 			}
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // Event names.
@@ -101,7 +102,7 @@ func (e *Event) JSON() ([]byte, error) {
 		e.raw = p
 		return e.raw, nil
 	case nil:
-		e.raw = append(llm.AppendString([]byte(`{"type":`), e.Name), '}')
+		e.raw = append(jsonw.AppendString([]byte(`{"type":`), e.Name), '}')
 		return e.raw, nil
 	}
 	body, err := json.Marshal(e.Payload)
@@ -111,7 +112,7 @@ func (e *Event) JSON() ([]byte, error) {
 	}
 	buf := make([]byte, 0, len(body)+len(e.Name)+12)
 	buf = append(buf, `{"type":`...)
-	buf = llm.AppendString(buf, e.Name)
+	buf = jsonw.AppendString(buf, e.Name)
 	if len(body) > 2 {
 		buf = append(buf, ',')
 		buf = append(buf, body[1:]...)
@@ -220,6 +221,9 @@ type ToolCallEvent struct {
 type ToolCallDecision struct {
 	Block  bool
 	Reason string
+	// Terminate: the blocked call's result ends the run (when every
+	// result of the tool batch does).
+	Terminate bool
 	// Input is the (possibly modified) arguments to execute with.
 	Input map[string]any
 	// Modified reports whether a handler replaced the arguments.

@@ -113,7 +113,7 @@ func (b *Bus) drain(s Subscriber, q *notifyQueue) {
 			b.callBatch(s, bs, evs)
 			continue
 		}
-		if _, err := b.call(context.Background(), s, evs[0]); err != nil {
+		if _, err := b.call(context.Background(), s, -1, evs[0]); err != nil {
 			b.report(s, evs[0].Name, err)
 		}
 	}

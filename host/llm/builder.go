@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // Assistant stream event types (the protocol's assistantMessageEvent.type).
@@ -29,6 +32,11 @@ type AssistantEvent struct {
 	Delta        string
 	Content      string        // *_end of text and thinking
 	ToolCall     *ContentBlock // toolcall_end
+	// ID and ToolName name the tool call of a toolcall_start (as pi 1.6
+	// sends them, so that a client can show the call before its
+	// arguments arrive).
+	ID       string
+	ToolName string
 	// EndTurn is the message's end-of-turn signal when the provider
 	// reported one. It is not part of the event's JSON: message_update
 	// carries it beside the event.
@@ -43,16 +51,21 @@ func (e AssistantEvent) MarshalJSON() ([]byte, error) {
 // AppendJSON appends the wire shape of the event to dst.
 func (e AssistantEvent) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"type":`...)
-	dst = AppendString(dst, e.Type)
+	dst = jsonw.AppendString(dst, e.Type)
 	dst = append(dst, `,"contentIndex":`...)
 	dst = appendInt(dst, e.ContentIndex)
 	switch e.Type {
 	case EvTextDelta, EvThinkingDelta, EvToolCallDelta:
 		dst = append(dst, `,"delta":`...)
-		dst = AppendString(dst, e.Delta)
+		dst = jsonw.AppendString(dst, e.Delta)
 	case EvTextEnd, EvThinkingEnd:
 		dst = append(dst, `,"content":`...)
-		dst = AppendString(dst, e.Content)
+		dst = jsonw.AppendString(dst, e.Content)
+	case EvToolCallStart:
+		dst = append(dst, `,"id":`...)
+		dst = jsonw.AppendString(dst, e.ID)
+		dst = append(dst, `,"toolName":`...)
+		dst = jsonw.AppendString(dst, e.ToolName)
 	case EvToolCallEnd:
 		if e.ToolCall != nil {
 			dst = append(dst, `,"toolCall":`...)
@@ -85,6 +98,23 @@ type Builder struct {
 	open     map[int]bool
 	stopSet  bool
 	finished bool
+	size     int   // bytes of text, thinking and argument deltas so far
+	limitErr error // set once size passed MaxStreamedMessage
+	onLimit  func()
+}
+
+// MaxStreamedMessage is the most text, thinking and tool-call argument
+// JSON one streamed assistant message may hold (all blocks together). A
+// provider that streams more has its stream cancelled, and the message
+// ends as an error that says so, with what came before the limit.
+const MaxStreamedMessage = 32 << 20
+
+// CancelOnLimit sets the function that stops the stream once the message
+// passed MaxStreamedMessage (the caller's cancel of the stream's context).
+func (b *Builder) CancelOnLimit(cancel func()) {
+	b.mu.Lock()
+	b.onLimit = cancel
+	b.mu.Unlock()
 }
 
 // NewBuilder starts an assistant message for model. sink may be nil.
@@ -159,7 +189,7 @@ func (b *Builder) start(block ContentBlock, typ string) int {
 		case BlockText, BlockThinking:
 			b.texts[idx] = &strings.Builder{}
 		}
-		b.emit(AssistantEvent{Type: typ, ContentIndex: idx})
+		b.emit(AssistantEvent{Type: typ, ContentIndex: idx, ID: block.ID, ToolName: block.Name})
 	})
 	return idx
 }
@@ -182,6 +212,16 @@ func (b *Builder) StartToolCall(id, name string) int {
 func (b *Builder) Delta(idx int, delta string) {
 	b.update(func() {
 		if idx < 0 || idx >= len(b.msg.Content.Blocks) || delta == "" || !b.open[idx] {
+			return
+		}
+		if b.limitErr != nil {
+			return
+		}
+		if b.size += len(delta); b.size > MaxStreamedMessage {
+			b.limitErr = fmt.Errorf("the provider's message exceeded %d MiB and was cut off (limit of one streamed message)", MaxStreamedMessage>>20)
+			if b.onLimit != nil {
+				go b.onLimit()
+			}
 			return
 		}
 		blk := &b.msg.Content.Blocks[idx]
@@ -319,6 +359,9 @@ func (b *Builder) Finish(ctx context.Context, err error) Message {
 		}
 	}
 	b.finished = true
+	if b.limitErr != nil && ctx.Err() == nil {
+		err = b.limitErr // the provider saw the cancelled stream, not the reason
+	}
 	switch {
 	case ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, ctx.Err()) || !b.stopSet):
 		b.msg.StopReason = StopAborted
@@ -326,6 +369,8 @@ func (b *Builder) Finish(ctx context.Context, err error) Message {
 	case err != nil:
 		b.msg.StopReason = StopError
 		b.msg.ErrorMessage = err.Error()
+		var ae *APIError
+		b.msg.Refused = errors.As(err, &ae) && ae.Refused
 		if b.msg.ErrorMessage == "" {
 			b.msg.ErrorMessage = "unknown provider error"
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/atomic-go/atomic/internal/jsonscan"
+	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // Content block types.
@@ -68,36 +69,35 @@ func (b ContentBlock) MarshalJSON() ([]byte, error) { return b.AppendJSON(nil), 
 
 // AppendJSON appends the block's JSON to dst.
 func (b ContentBlock) AppendJSON(dst []byte) []byte {
-	w := objWriter{buf: dst}
-	w.str("type", b.Type)
+	w := jsonw.Append(dst)
+	w.Str("type", b.Type)
 	switch b.Type {
 	case BlockText:
-		w.str("text", b.Text)
-		w.optStr("textSignature", b.TextSignature)
+		w.Str("text", b.Text)
+		w.OptStr("textSignature", b.TextSignature)
 	case BlockThinking:
-		w.str("thinking", b.Thinking)
-		w.optStr("thinkingSignature", b.ThinkingSignature)
+		w.Str("thinking", b.Thinking)
+		w.OptStr("thinkingSignature", b.ThinkingSignature)
 		if b.Redacted {
-			w.boolean("redacted", true)
+			w.Bool("redacted", true)
 		}
 	case BlockImage:
-		w.str("data", b.Data)
-		w.str("mimeType", b.MimeType)
+		w.Str("data", b.Data)
+		w.Str("mimeType", b.MimeType)
 	case BlockToolCall:
-		w.str("id", b.ID)
-		w.str("name", b.Name)
+		w.Str("id", b.ID)
+		w.Str("name", b.Name)
 		if b.Arguments == nil {
-			w.key("arguments")
-			w.buf = append(w.buf, '{', '}')
+			w.Raw("arguments", []byte("{}"))
 		} else {
-			w.value("arguments", b.Arguments)
+			w.Val("arguments", b.Arguments)
 		}
-		w.optStr("thoughtSignature", b.ThoughtSignature)
+		w.OptStr("thoughtSignature", b.ThoughtSignature)
 	default:
-		w.optStr("text", b.Text)
+		w.OptStr("text", b.Text)
 	}
-	w.extra(b.Extra)
-	return w.close()
+	w.Extra(b.Extra)
+	return w.Close()
 }
 
 // knownBlockKeys are the keys each block type reads; anything else is kept
@@ -197,7 +197,7 @@ func (c Content) AppendJSON(dst []byte) []byte {
 		if len(c.Blocks) == 1 {
 			s = c.Blocks[0].Text
 		}
-		return AppendString(dst, s)
+		return jsonw.AppendString(dst, s)
 	}
 	return appendBlocks(dst, c.Blocks)
 }

@@ -35,6 +35,12 @@ func BranchSummaryText(summary string) string {
 	return "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n" + summary + "\n</summary>"
 }
 
+// CompactionSummaryText is the user text a pi compaction summary becomes
+// in the model's context (pi's wording).
+func CompactionSummaryText(summary string) string {
+	return "The conversation history before this point was compacted into the following summary:\n\n<summary>\n" + summary + "\n</summary>"
+}
+
 // ToProviderMessages converts agent messages to the user, assistant and
 // toolResult messages a provider understands: shell executions, custom
 // messages and branch summaries become user messages; messages excluded from
@@ -93,6 +99,9 @@ func ToProviderMessages(msgs []Message) []Message {
 			c := m.Content
 			c.AsString = false
 			out = append(out, Message{Role: RoleUser, Content: c, Timestamp: m.Timestamp})
+		case RoleCompactionSummary:
+			flushPending()
+			out = append(out, Message{Role: RoleUser, Content: TextContent(CompactionSummaryText(m.Summary)), Timestamp: m.Timestamp})
 		case RoleBranchSummary:
 			if strings.TrimSpace(m.Summary) == "" {
 				continue

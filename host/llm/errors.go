@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -15,7 +16,9 @@ import (
 // transientPattern matches error texts of failures worth retrying: the
 // service is overloaded or rate limited, a server error, or the connection
 // broke.
-var transientPattern = regexp.MustCompile(`(?i)overloaded|rate.?limit|too many requests|\b429\b|\b50[0234]\b|\b529\b|service.?unavailable|server.?error|internal.?error|connection.?error|connection.?refused|connection.?reset|other side closed|fetch failed|upstream.?connect|reset before headers|terminated|retry delay|unexpected eof`)
+var transientPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)overloaded|rate.?limit|too many requests|\b429\b|\b50[0234]\b|\b529\b|service.?unavailable|server.?error|internal.?error|connection.?error|connection.?refused|connection.?reset|other side closed|fetch failed|upstream.?connect|reset before headers|terminated|retry delay|unexpected eof`)
+})
 
 // IsTransient reports whether a provider failure is worth retrying. err may
 // be nil when only the message text is known. Context overflows are never
@@ -23,6 +26,9 @@ var transientPattern = regexp.MustCompile(`(?i)overloaded|rate.?limit|too many r
 func IsTransient(err error, errorMessage string) bool {
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return false
+	}
+	if ae := (*APIError)(nil); errors.As(err, &ae) && ae.Refused {
+		return false // a refusal comes again
 	}
 	text := errorMessage
 	if text == "" && err != nil {
@@ -39,7 +45,7 @@ func IsTransient(err error, errorMessage string) bool {
 		// that mentions "rate limit" of a plan, say, would fail again).
 		return false
 	}
-	return transientPattern.MatchString(text)
+	return transientPattern().MatchString(text)
 }
 
 // RetryAfterOf returns the server-requested delay carried by err (0 when

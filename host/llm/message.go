@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/atomic-go/atomic/internal/jsonscan"
+	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // Message roles. The first three are what providers understand; the others
@@ -17,6 +18,9 @@ const (
 	RoleBashExecution = "bashExecution"
 	RoleCustom        = "custom"
 	RoleBranchSummary = "branchSummary"
+	// RoleCompactionSummary is pi's summary of compacted history (built
+	// from a pi compaction entry; Summary holds the text).
+	RoleCompactionSummary = "compactionSummary"
 )
 
 // Stop reasons of an assistant message.
@@ -49,6 +53,10 @@ type Message struct {
 	StopReason   string
 	ErrorMessage string
 	EndTurn      *bool
+	// Refused is set on an error message whose provider refused to
+	// answer (see APIError.Refused). It is not part of the JSON: pi's
+	// stop reasons have no refusal, the session keeps the error text.
+	Refused bool
 
 	// toolResult
 	ToolCallID string
@@ -112,63 +120,65 @@ func (m Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
 
 // AppendJSON appends the message's JSON (the fields of its role) to dst.
 func (m Message) AppendJSON(dst []byte) []byte {
-	w := objWriter{buf: dst}
-	w.str("role", m.Role)
+	w := jsonw.Append(dst)
+	w.Str("role", m.Role)
 	switch m.Role {
 	case RoleAssistant:
 		blocks := m.Content
 		blocks.AsString = false
-		w.appender("content", blocks)
-		w.str("api", m.API)
-		w.str("provider", m.Provider)
-		w.str("model", m.Model)
-		w.optStr("responseId", m.ResponseID)
-		w.key("usage")
-		w.buf = AppendUsage(w.buf, m.Usage)
-		w.str("stopReason", m.StopReason)
-		w.optStr("errorMessage", m.ErrorMessage)
+		w.Appender("content", blocks)
+		w.Str("api", m.API)
+		w.Str("provider", m.Provider)
+		w.Str("model", m.Model)
+		w.OptStr("responseId", m.ResponseID)
+		w.Field("usage", func(b []byte) []byte { return AppendUsage(b, m.Usage) })
+		w.Str("stopReason", m.StopReason)
+		w.OptStr("errorMessage", m.ErrorMessage)
 		if m.EndTurn != nil {
-			w.boolean("endTurn", *m.EndTurn)
+			w.Bool("endTurn", *m.EndTurn)
 		}
 	case RoleToolResult:
-		w.str("toolCallId", m.ToolCallID)
-		w.str("toolName", m.ToolName)
-		w.appender("content", m.Content)
+		w.Str("toolCallId", m.ToolCallID)
+		w.Str("toolName", m.ToolName)
+		w.Appender("content", m.Content)
 		if m.Details != nil {
-			w.value("details", m.Details)
+			w.Val("details", m.Details)
 		}
-		w.boolean("isError", m.IsError)
+		w.Bool("isError", m.IsError)
 	case RoleBashExecution:
-		w.str("command", m.Command)
-		w.str("output", m.Output)
+		w.Str("command", m.Command)
+		w.Str("output", m.Output)
 		if m.ExitCode != nil {
-			w.int("exitCode", int64(*m.ExitCode))
+			w.Int("exitCode", int64(*m.ExitCode))
 		}
-		w.boolean("cancelled", m.Cancelled)
-		w.boolean("truncated", m.Truncated)
-		w.optStr("fullOutputPath", m.FullOutputPath)
+		w.Bool("cancelled", m.Cancelled)
+		w.Bool("truncated", m.Truncated)
+		w.OptStr("fullOutputPath", m.FullOutputPath)
 		if m.ExcludeFromContext {
-			w.boolean("excludeFromContext", true)
+			w.Bool("excludeFromContext", true)
 		}
 	case RoleCustom:
-		w.str("customType", m.CustomType)
-		w.appender("content", m.Content)
-		w.boolean("display", m.Display)
+		// pi leaves customType out of a message sent without one.
+		w.OptStr("customType", m.CustomType)
+		w.Appender("content", m.Content)
+		w.Bool("display", m.Display)
 		if m.Details != nil {
-			w.value("details", m.Details)
+			w.Val("details", m.Details)
 		}
 		if m.ExcludeFromContext {
-			w.boolean("excludeFromContext", true)
+			w.Bool("excludeFromContext", true)
 		}
 	case RoleBranchSummary:
-		w.str("summary", m.Summary)
-		w.str("fromId", m.FromID)
+		w.Str("summary", m.Summary)
+		w.Str("fromId", m.FromID)
+	case RoleCompactionSummary:
+		w.Str("summary", m.Summary)
 	default: // user and anything unknown
-		w.appender("content", m.Content)
+		w.Appender("content", m.Content)
 	}
-	w.extra(m.Extra)
-	w.int("timestamp", m.Timestamp)
-	return w.close()
+	w.Extra(m.Extra)
+	w.Int("timestamp", m.Timestamp)
+	return w.Close()
 }
 
 // UnmarshalJSON reads any message shape; unknown keys go to Extra. It walks

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // roundTrip decodes a JSON text into a Message, encodes it again, and
@@ -42,13 +44,14 @@ func TestMessageRoundTrips(t *testing.T) {
 			`"stopReason":"error","errorMessage":"529 overloaded","timestamp":2}`,
 		"redacted thinking": `{"role":"assistant","content":[{"type":"thinking","thinking":"","redacted":true}],"api":"a","provider":"p","model":"m",` +
 			`"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2}`,
-		"tool result":   `{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"out"}],"details":{"truncation":null,"n":[1,2]},"isError":true,"timestamp":3}`,
-		"bash":          `{"role":"bashExecution","command":"ls","output":"a\nb","exitCode":2,"cancelled":false,"truncated":true,"fullOutputPath":"/tmp/x","excludeFromContext":true,"timestamp":4}`,
-		"bash killed":   `{"role":"bashExecution","command":"sleep 9","output":"","cancelled":true,"truncated":false,"timestamp":4}`,
-		"custom":        `{"role":"custom","customType":"note","content":"remember","display":true,"details":{"x":1},"timestamp":6}`,
-		"summary":       `{"role":"branchSummary","summary":"we tried X","fromId":"abcd1234","timestamp":7}`,
-		"unknown role":  `{"role":"somethingNew","content":[{"type":"text","text":"t"}],"timestamp":8,"field":"kept"}`,
-		"unknown block": `{"role":"user","content":[{"type":"audio","data":"AAA","format":"wav"},{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}],"timestamp":9}`,
+		"tool result":    `{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"out"}],"details":{"truncation":null,"n":[1,2]},"isError":true,"timestamp":3}`,
+		"bash":           `{"role":"bashExecution","command":"ls","output":"a\nb","exitCode":2,"cancelled":false,"truncated":true,"fullOutputPath":"/tmp/x","excludeFromContext":true,"timestamp":4}`,
+		"bash killed":    `{"role":"bashExecution","command":"sleep 9","output":"","cancelled":true,"truncated":false,"timestamp":4}`,
+		"custom":         `{"role":"custom","customType":"note","content":"remember","display":true,"details":{"x":1},"timestamp":6}`,
+		"custom untyped": `{"role":"custom","content":"as is","display":true,"timestamp":6}`,
+		"summary":        `{"role":"branchSummary","summary":"we tried X","fromId":"abcd1234","timestamp":7}`,
+		"unknown role":   `{"role":"somethingNew","content":[{"type":"text","text":"t"}],"timestamp":8,"field":"kept"}`,
+		"unknown block":  `{"role":"user","content":[{"type":"audio","data":"AAA","format":"wav"},{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}],"timestamp":9}`,
 	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -140,7 +143,7 @@ func TestEncodingKeepsProtocolLinesIntact(t *testing.T) {
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", "quote\" back\\ slash", "ctl\x00\x01\x1f\x7f", "tab\tnl\ncr\r",
 		"<html>&amp;", "uni ü 日本 🎉", "sep\u2028\u2029", "bad\xff\xfeutf8", "trail\xe2\x82"} {
-		got := AppendString(nil, s)
+		got := jsonw.AppendString(nil, s)
 		var back string
 		if err := json.Unmarshal(got, &back); err != nil {
 			t.Fatalf("%q -> %s: %v", s, got, err)
@@ -177,8 +180,8 @@ func TestAppendValue(t *testing.T) {
 		{make(chan int), `null`},
 	}
 	for _, c := range cases {
-		if got := string(AppendValue(nil, c.v)); got != c.want {
-			t.Errorf("AppendValue(%#v) = %s, want %s", c.v, got, c.want)
+		if got := string(jsonw.AppendValue(nil, c.v)); got != c.want {
+			t.Errorf("jsonw.AppendValue(%#v) = %s, want %s", c.v, got, c.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/atomic-go/atomic/internal/fsutil"
 	"os"
 	"sort"
 )
@@ -165,7 +166,7 @@ func objectKeys(raw json.RawMessage) ([]string, error) {
 // LoadModelsConfig reads a models.json file. A missing file is an empty
 // configuration.
 func LoadModelsConfig(path string) (*ModelsConfig, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path, fsutil.MaxSettingsFile)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return &ModelsConfig{}, nil

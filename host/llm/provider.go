@@ -52,6 +52,11 @@ type APIError struct {
 	Status     int
 	Message    string
 	RetryAfter float64 // seconds, from a Retry-After header; 0 when absent
+	// Refused marks a refusal: the model declined to answer (Anthropic's
+	// stop_reason "refusal") or the provider's safety filter blocked the
+	// response (OpenAI's content_filter, Gemini's safety reasons). The
+	// message ends as an error, with Message.Refused set.
+	Refused bool
 }
 
 func (e *APIError) Error() string {

@@ -1,10 +1,15 @@
 package llm
 
+import "github.com/atomic-go/atomic/internal/jsonw"
+
 // ToolResult is what a tool returns: content for the model and optional
 // details for clients.
 type ToolResult struct {
 	Content []ContentBlock `json:"content"`
 	Details any            `json:"details,omitempty"`
+	// Terminate asks the agent not to call the model again after this
+	// tool batch (it stops only when every result of the batch asks so).
+	Terminate bool `json:"-"`
 }
 
 // TextResult returns a result with one text block.
@@ -22,11 +27,10 @@ func (r ToolResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), ni
 
 // AppendJSON appends the result's JSON to dst.
 func (r ToolResult) AppendJSON(dst []byte) []byte {
-	w := objWriter{buf: dst}
-	w.key("content")
-	w.buf = appendBlocks(w.buf, r.Content)
+	w := jsonw.Append(dst)
+	w.Field("content", func(b []byte) []byte { return appendBlocks(b, r.Content) })
 	if r.Details != nil {
-		w.value("details", r.Details)
+		w.Val("details", r.Details)
 	}
-	return w.close()
+	return w.Close()
 }

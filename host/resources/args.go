@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ParseArgs splits the arguments of a slash command on spaces and tabs.
@@ -53,7 +54,9 @@ const maxDefaultLen = 1024
 //	${N:-default} ${@:-default} ${ARGUMENTS:-default}  (groups 1, 2)
 //	${@:N} ${@:N:L}                                      (groups 3, 4)
 //	$N $@ $ARGUMENTS                                     (group 5)
-var placeholder = regexp.MustCompile(`\$\{([0-9]+|ARGUMENTS|@):-([^}]*)\}|\$\{@:([0-9]+)(?::([0-9]+))?\}|\$(ARGUMENTS|@|[0-9]+)`)
+var placeholder = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([0-9]+|ARGUMENTS|@):-([^}]*)\}|\$\{@:([0-9]+)(?::([0-9]+))?\}|\$(ARGUMENTS|@|[0-9]+)`)
+})
 
 // SubstituteArgs fills a template's placeholders from args:
 //
@@ -81,7 +84,7 @@ func SubstituteArgs(tmpl string, args []string) string {
 	}
 	var out strings.Builder
 	last := 0
-	for _, m := range placeholder.FindAllStringSubmatchIndex(tmpl, -1) {
+	for _, m := range placeholder().FindAllStringSubmatchIndex(tmpl, -1) {
 		out.WriteString(tmpl[last:m[0]])
 		last = m[1]
 		group := func(n int) string {

@@ -1,9 +1,12 @@
 package resources
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // ContextFileNames are the names of context files, in order of preference:
@@ -39,7 +42,16 @@ func loadContextFiles(agentDir, cwd string, includeProject bool) ([]ContextFile,
 		for _, name := range ContextFileNames {
 			p := filepath.Join(dir, name)
 			st, err := os.Stat(p)
-			if err != nil || !st.Mode().IsRegular() {
+			if err != nil {
+				continue
+			}
+			if !st.Mode().IsRegular() {
+				// A directory of that name is skipped quietly (as pi
+				// does); a FIFO or a device is reported, never opened.
+				if !st.IsDir() && !seen[p] {
+					seen[p] = true
+					diags = append(diags, Diagnostic{Type: DiagWarning, ResourceType: KindContext, Message: "skipped: " + fmt.Sprintf("%s is %s, not a regular file", p, fsutil.Kind(st.Mode())), Path: p})
+				}
 				continue
 			}
 			if !seen[p] {
@@ -57,7 +69,7 @@ func loadContextFiles(agentDir, cwd string, includeProject bool) ([]ContextFile,
 	return files, diags
 }
 
-// readText reads a text file of at most maxResourceFile bytes.
+// readText reads a text file of at most fsutil.MaxResourceFile bytes.
 func readText(p string) (string, error) {
 	r := readCandidate(candidate{path: p})
 	if r.err != nil {

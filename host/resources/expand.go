@@ -1,7 +1,7 @@
 package resources
 
 import (
-	"os"
+	"github.com/atomic-go/atomic/internal/fsutil"
 	"strings"
 )
 
@@ -57,7 +57,7 @@ func (sk Skill) currentBody() string {
 	if strings.HasPrefix(sk.FilePath, BuiltinPrefix) {
 		return sk.body
 	}
-	data, err := os.ReadFile(sk.FilePath)
+	data, err := fsutil.ReadRegular(sk.FilePath, fsutil.MaxResourceFile)
 	if err != nil {
 		return sk.body
 	}

@@ -12,6 +12,14 @@ type PathEntry struct {
 	Scope string // ScopeUser or ScopeProject (settings), ScopeTemporary (extensions)
 }
 
+// PackageEntry is a skill or template file a package contributes; Info
+// names the package (Source is its source, Origin OriginPackage, BaseDir
+// its root).
+type PackageEntry struct {
+	Path string
+	Info SourceInfo
+}
+
 // Options say where to look for resources.
 type Options struct {
 	Cwd      string
@@ -37,6 +45,14 @@ type Options struct {
 	ExtensionSkills    []PathEntry // added by extensions (resources_discover)
 	ExtensionTemplates []PathEntry
 
+	// PackageSkills and PackageTemplates are the files packages
+	// contribute (host/packages), each with its package as source: those
+	// of the command line's packages (scope temporary) come right after
+	// --skill / --prompt-template, the others after the user's
+	// directories.
+	PackageSkills    []PackageEntry
+	PackageTemplates []PackageEntry
+
 	// BuiltinCacheDir is where the built-in skills are written so that
 	// the model can read them ("" keeps them in memory only).
 	BuiltinCacheDir string
@@ -56,6 +72,10 @@ type Set struct {
 	AppendFile, AppendText string
 
 	Diagnostics []Diagnostic
+	// Overlaps are the built-in resources that a user or project resource
+	// of the same name replaces (silently: no diagnostic), for get_state's
+	// resourceOverlaps.
+	Overlaps []Overlap
 
 	skillIndex    map[string]int
 	templateIndex map[string]int
@@ -80,8 +100,10 @@ const ProjectConfigDir = ".atomic"
 //  4. the user settings' "skills" / "prompts" lists;
 //  5. the user's directories: <agentDir>/skills, ~/.agents/skills,
 //     ~/.claude/skills (skills); <agentDir>/prompts (templates);
-//  6. paths added by extensions;
-//  7. the built-ins.
+//  6. package files (host/packages), project packages before user ones;
+//     command-line packages (-e npm:…) come right after 1;
+//  7. paths added by extensions;
+//  8. the built-ins.
 func Load(opts Options) *Set {
 	set := &Set{}
 	set.loadSkills(opts)
@@ -127,6 +149,14 @@ func (set *Set) loadSkills(opts Options) {
 	for _, p := range opts.SkillPaths {
 		s.skillRoot(p, cli, true, false, &cands)
 	}
+	pkgs := func(temporary bool) {
+		for _, e := range opts.PackageSkills {
+			if (e.Info.Scope == ScopeTemporary) == temporary {
+				s.skillRoot(e.Path, e.Info, true, false, &cands)
+			}
+		}
+	}
+	pkgs(true)
 	if !opts.NoSkills {
 		settingsRoots := func(scope string) {
 			for _, e := range opts.SettingsSkills {
@@ -159,6 +189,7 @@ func (set *Set) loadSkills(opts Options) {
 				s.skillRoot(filepath.Join(base, "skills"), withBase(auto, base), false, true, &cands)
 			}
 		}
+		pkgs(false)
 		for _, e := range opts.ExtensionSkills {
 			s.skillRoot(e.Path, SourceInfo{Source: SourceExt, Scope: ScopeTemporary, Origin: OriginTopLevel}, true, false, &cands)
 		}
@@ -191,6 +222,8 @@ func (set *Set) loadSkills(opts Options) {
 		if winner, taken := winners[sk.Name]; taken {
 			if !c.builtin {
 				set.Diagnostics = append(set.Diagnostics, collision(KindSkill, sk.Name, winner, c.path))
+			} else {
+				set.Overlaps = append(set.Overlaps, Overlap{ResourceType: KindSkill, Name: sk.Name, Bundled: sk.Info, Inherited: set.Skills[set.skillIndex[sk.Name]].Info})
 			}
 			continue
 		}
@@ -207,6 +240,14 @@ func (set *Set) loadTemplates(opts Options) {
 	for _, p := range opts.TemplatePaths {
 		s.templateRoot(p, cli, false, &cands)
 	}
+	pkgs := func(temporary bool) {
+		for _, e := range opts.PackageTemplates {
+			if (e.Info.Scope == ScopeTemporary) == temporary {
+				s.templateRoot(e.Path, e.Info, false, &cands)
+			}
+		}
+	}
+	pkgs(true)
 	if !opts.NoTemplates {
 		settingsRoots := func(scope string) {
 			for _, e := range opts.SettingsTemplates {
@@ -224,6 +265,7 @@ func (set *Set) loadTemplates(opts Options) {
 		if opts.AgentDir != "" {
 			s.templateRoot(filepath.Join(opts.AgentDir, "prompts"), SourceInfo{Source: SourceAuto, Scope: ScopeUser, Origin: OriginTopLevel, BaseDir: opts.AgentDir}, true, &cands)
 		}
+		pkgs(false)
 		for _, e := range opts.ExtensionTemplates {
 			s.templateRoot(e.Path, SourceInfo{Source: SourceExt, Scope: ScopeTemporary, Origin: OriginTopLevel}, false, &cands)
 		}
@@ -256,6 +298,8 @@ func (set *Set) loadTemplates(opts Options) {
 		if winner, taken := winners[t.Name]; taken {
 			if !c.builtin {
 				set.Diagnostics = append(set.Diagnostics, collision(KindPrompt, "/"+t.Name, winner, c.path))
+			} else {
+				set.Overlaps = append(set.Overlaps, Overlap{ResourceType: KindPrompt, Name: t.Name, Bundled: t.Info, Inherited: set.Templates[set.templateIndex[t.Name]].Info})
 			}
 			continue
 		}

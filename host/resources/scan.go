@@ -3,7 +3,6 @@ package resources
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/atomic-go/atomic/host/tools"
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // maxScanDepth bounds how deep a skills directory is searched.
@@ -285,51 +285,18 @@ func loadAll[T any](kind string, cands []candidate, parse func(c candidate, text
 	return res
 }
 
-// maxResourceFile caps the size of a skill or template file.
-const maxResourceFile = 1 << 20
-
+// readCandidate reads a resource file through fsutil's one rule: a
+// regular file of at most fsutil.MaxResourceFile bytes (a FIFO, a device
+// or a directory is refused at once, never waited on).
 func readCandidate(c candidate) readResult {
 	if c.builtin {
 		return readResult{text: c.text, id: fileID{path: c.path}}
 	}
-	f, err := os.Open(c.path)
+	data, st, err := fsutil.ReadRegularInfo(c.path, fsutil.MaxResourceFile)
 	if err != nil {
 		return readResult{err: err}
 	}
-	defer f.Close()
-	st := c.st
-	if st == nil {
-		if st, err = f.Stat(); err != nil {
-			return readResult{err: err}
-		}
-	}
-	if st.IsDir() {
-		return readResult{err: errors.New("is a directory, not a file")}
-	}
-	if st.Size() > maxResourceFile {
-		return readResult{err: fmt.Errorf("file is %d bytes; the limit is %d", st.Size(), maxResourceFile)}
-	}
-	// A regular file's read comes back short only at its end, so one read
-	// of a buffer larger than the file usually does it.
-	buf := make([]byte, st.Size()+512)
-	n := 0
-	for {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err == io.EOF || (err == nil && m > 0 && n < len(buf)) {
-			break
-		}
-		if err != nil {
-			return readResult{err: err}
-		}
-		if n == len(buf) {
-			if n > maxResourceFile {
-				return readResult{err: fmt.Errorf("file is larger than the limit of %d bytes", maxResourceFile)}
-			}
-			buf = append(buf, make([]byte, len(buf))...)
-		}
-	}
-	return readResult{text: string(buf[:n]), id: idOf(st, c.path)}
+	return readResult{text: string(data), id: idOf(st, c.path)}
 }
 
 // fileID identifies a file or directory independently of the path it was
@@ -356,4 +323,20 @@ func errText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// SkillFiles lists the skill files below root, by the rule of a skills
+// directory: a directory holding SKILL.md is one skill (searched no
+// further), other directories are searched recursively, *.md files
+// directly in root are skills too; dot entries, node_modules and ignored
+// paths are left out. A file root is itself. Packages use it to list
+// what their skills directories offer before filtering.
+func SkillFiles(root string) []string {
+	var cands []candidate
+	newScanner(KindSkill).skillRoot(root, SourceInfo{}, true, true, &cands)
+	out := make([]string, len(cands))
+	for i, c := range cands {
+		out[i] = c.path
+	}
+	return out
 }

@@ -1,5 +1,7 @@
 package resources
 
+import "github.com/atomic-go/atomic/sdk/rpcwire"
+
 // Scopes of a resource: where the file that defines it lives.
 const (
 	ScopeUser      = "user"      // the user's own directories (agent dir, ~/.agents, ~/.claude)
@@ -24,18 +26,16 @@ const (
 
 // SourceInfo says where a resource came from, in the shape clients of the
 // reference read from get_commands.
-type SourceInfo struct {
-	Path    string `json:"path"`
-	Source  string `json:"source"`
-	Scope   string `json:"scope"`
-	Origin  string `json:"origin"`
-	BaseDir string `json:"baseDir,omitempty"`
-}
+type SourceInfo = rpcwire.SourceInfo
 
-// Location is the get_commands location of a resource: "user" or
+// Location is the get_commands location of a resource s: "user" or
 // "project" for auto-discovered files, "path" for files named in settings
-// or on the command line. Built-ins report "user".
-func (s SourceInfo) Location() string {
+// or on the command line, and for files of packages. Built-ins report
+// "user".
+func Location(s SourceInfo) string {
+	if s.Origin == OriginPackage && s.Source != SourceBuiltin {
+		return "path"
+	}
 	switch s.Source {
 	case SourceLocal, SourceCLI, SourceExt:
 		return "path"
@@ -62,6 +62,8 @@ const (
 	// KindSettings is the project settings file (its skill and prompt
 	// lists), named when an untrusted project's file is skipped.
 	KindSettings = "settings"
+	// KindPackage is a package that could not be installed or used.
+	KindPackage = "package"
 )
 
 // Diagnostic is a problem found while loading resources. Loading never
@@ -74,6 +76,11 @@ type Diagnostic struct {
 	Path         string     `json:"path,omitempty"`
 	Collision    *Collision `json:"collision,omitempty"`
 }
+
+// Overlap is a built-in resource (Bundled) replaced by another of the
+// same name (Inherited, the one in use): Atomic's get_state
+// resourceOverlaps entry.
+type Overlap = rpcwire.ResourceOverlap
 
 // Collision details a name collision: the first resource in precedence
 // order wins.

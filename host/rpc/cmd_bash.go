@@ -12,12 +12,6 @@ import (
 	"github.com/atomic-go/atomic/host/events"
 )
 
-func init() {
-	RegisterAccept("bash", Concurrent, acceptBash, handleBash)
-	RegisterAccept("user_bash", Concurrent, acceptBash, handleBash)
-	Register("abort_bash", Concurrent, handleAbortBash)
-}
-
 // bashDrainTimeout bounds how long abort_bash and shutdown wait for the
 // cancelled commands to answer (killing a process group and reading what
 // is left in its pipes normally takes well under a second).
@@ -41,7 +35,7 @@ type bashRun struct {
 
 // newBashOwners starts tracking the bash requests of a server; it also
 // starts pruning old persisted output.
-func newBashOwners(rt *app.Runtime) *bashOwners {
+func newBashOwners(rt bashArea) *bashOwners {
 	rt.PruneBashOutput()
 	return &bashOwners{running: map[*bashRun]struct{}{}}
 }
@@ -159,7 +153,7 @@ func handleBash(ctx context.Context, s *Server, req *Request) (any, error) {
 	if c.Command == nil {
 		return nil, MissingField("command")
 	}
-	res, err := s.rt.RunBash(runCtx, app.BashRequest{
+	res, err := s.b.bash.RunBash(runCtx, app.BashRequest{
 		Command: *c.Command, ExcludeFromContext: c.ExcludeFromContext,
 		OnOutput: func(stream, text string) {
 			s.SendEvent(events.BashExecutionUpdate{ID: req.ID, Channel: stream, Delta: text})

@@ -6,15 +6,9 @@ import (
 
 // Slash commands and resources: get_commands, get_command_completions,
 // reload, get_resource_diagnostics.
-func init() {
-	Register("get_commands", Ordinary, handleGetCommands)
-	Register("get_command_completions", Ordinary, handleGetCommandCompletions)
-	Register("reload", Ordinary, handleReload)
-	Register("get_resource_diagnostics", Ordinary, handleGetResourceDiagnostics)
-}
 
 func handleGetCommands(_ context.Context, s *Server, _ *Request) (any, error) {
-	return map[string]any{"commands": s.rt.Commands()}, nil
+	return map[string]any{"commands": s.b.commands.Commands()}, nil
 }
 
 func handleGetCommandCompletions(ctx context.Context, s *Server, req *Request) (any, error) {
@@ -28,7 +22,7 @@ func handleGetCommandCompletions(ctx context.Context, s *Server, req *Request) (
 	if c.CommandName == nil {
 		return nil, MissingField("commandName")
 	}
-	list := s.rt.CommandCompletions(ctx, *c.CommandName, c.ArgumentPrefix)
+	list := s.b.commands.CommandCompletions(ctx, *c.CommandName, c.ArgumentPrefix)
 	if list == nil {
 		return map[string]any{"completions": nil}, nil
 	}
@@ -36,9 +30,9 @@ func handleGetCommandCompletions(ctx context.Context, s *Server, req *Request) (
 }
 
 func handleReload(ctx context.Context, s *Server, _ *Request) (any, error) {
-	return nil, s.rt.Reload(ctx)
+	return nil, s.b.commands.Reload(ctx)
 }
 
 func handleGetResourceDiagnostics(_ context.Context, s *Server, _ *Request) (any, error) {
-	return map[string]any{"diagnostics": s.rt.ResourceDiagnostics()}, nil
+	return map[string]any{"diagnostics": s.b.commands.ResourceDiagnostics()}, nil
 }

@@ -4,15 +4,18 @@ import (
 	"context"
 )
 
-func init() {
-	Register("compact", Ordinary, handleCompact)
-	Register("abort_compaction", Concurrent, handleAbortCompaction)
+type compactCommand struct {
+	CustomInstructions string `json:"customInstructions"`
 }
 
 // handleCompact runs a manual compaction and answers with its result.
-// Extra fields (pi's customInstructions) are ignored.
-func handleCompact(ctx context.Context, s *Server, _ *Request) (any, error) {
-	res, err := s.rt.Compact(ctx)
+// customInstructions (pi) become the planner's relevance query.
+func handleCompact(ctx context.Context, s *Server, req *Request) (any, error) {
+	var c compactCommand
+	if err := req.Decode(&c); err != nil {
+		return nil, err
+	}
+	res, err := s.b.compact.CompactWith(ctx, c.CustomInstructions)
 	if err != nil {
 		return nil, err
 	}
@@ -20,6 +23,6 @@ func handleCompact(ctx context.Context, s *Server, _ *Request) (any, error) {
 }
 
 func handleAbortCompaction(_ context.Context, s *Server, _ *Request) (any, error) {
-	s.rt.AbortCompaction()
+	s.b.compact.AbortCompaction()
 	return nil, nil
 }

@@ -2,27 +2,24 @@ package rpc
 
 import (
 	"context"
-)
 
-func init() {
-	Register("get_extensions", Ordinary, handleGetExtensions)
-	Register("trust_project", Ordinary, handleTrustProject)
-}
+	"github.com/atomic-go/atomic/sdk/rpcwire"
+)
 
 // get_extensions lists every extension found and what became of it
 // (loaded, skipped, failed, disabled), so that clients can show why an
 // extension does not run.
 func handleGetExtensions(_ context.Context, s *Server, _ *Request) (any, error) {
-	st := s.rt.ExtensionStatuses()
+	st := s.b.extensions.ExtensionStatuses()
 	if st == nil {
-		return map[string]any{"extensions": []any{}, "projectTrusted": s.rt.Extensions().Trusted()}, nil
+		st = []rpcwire.ExtensionStatus{}
 	}
-	return map[string]any{"extensions": st, "projectTrusted": s.rt.Extensions().Trusted()}, nil
+	return rpcwire.Extensions{Extensions: st, ProjectTrusted: s.b.extensions.ProjectTrusted()}, nil
 }
 
 // trust_project records the project as trusted and loads its extensions.
 func handleTrustProject(ctx context.Context, s *Server, _ *Request) (any, error) {
-	n, err := s.rt.TrustProject(ctx)
+	n, err := s.b.extensions.TrustProject(ctx)
 	if err != nil {
 		return nil, err
 	}

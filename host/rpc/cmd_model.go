@@ -3,19 +3,9 @@ package rpc
 import (
 	"context"
 
-	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/app"
+	"github.com/atomic-go/atomic/sdk/rpcwire"
 )
-
-func init() {
-	Register("set_model", Ordinary, handleSetModel)
-	Register("cycle_model", Ordinary, handleCycleModel)
-	Register("get_available_models", Ordinary, handleGetAvailableModels)
-	Register("logout_provider", Ordinary, handleLogoutProvider)
-	Register("set_thinking_level", Ordinary, handleSetThinkingLevel)
-	Register("cycle_thinking_level", Ordinary, handleCycleThinkingLevel)
-	Register("get_available_thinking_levels", Ordinary, handleGetThinkingLevels)
-	Register("abort_retry", Concurrent, handleAbortRetry)
-}
 
 func handleSetModel(_ context.Context, s *Server, req *Request) (any, error) {
 	var c struct {
@@ -32,11 +22,11 @@ func handleSetModel(_ context.Context, s *Server, req *Request) (any, error) {
 	if c.ModelID == nil {
 		return nil, MissingField("modelId")
 	}
-	m, err := s.rt.SetModel(*c.Provider, *c.ModelID, c.Persist)
+	m, err := s.b.model.SetModel(*c.Provider, *c.ModelID, c.Persist)
 	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	return app.WireModel(m), nil
 }
 
 func handleCycleModel(_ context.Context, s *Server, req *Request) (any, error) {
@@ -47,7 +37,7 @@ func handleCycleModel(_ context.Context, s *Server, req *Request) (any, error) {
 	if err := req.Decode(&c); err != nil {
 		return nil, err
 	}
-	res, err := s.rt.CycleModel(c.Direction, c.Persist)
+	res, err := s.b.model.CycleModel(c.Direction, c.Persist)
 	if err != nil {
 		return nil, err
 	}
@@ -58,15 +48,9 @@ func handleCycleModel(_ context.Context, s *Server, req *Request) (any, error) {
 }
 
 func handleGetAvailableModels(_ context.Context, s *Server, _ *Request) (any, error) {
-	models := s.rt.AvailableModels()
-	if models == nil {
-		models = []llm.Model{}
-	}
-	out := map[string]any{"models": models}
-	if scoped := s.rt.ScopedModels(); scoped != nil {
-		out["scopedModels"] = scoped
-	} else {
-		out["scopedModels"] = []any{}
+	out := rpcwire.ModelCatalog{Models: app.WireModels(s.b.model.AvailableModels()), ScopedModels: app.WireScoped(s.b.model.ScopedModels())}
+	if out.ScopedModels == nil {
+		out.ScopedModels = []rpcwire.ScopedModel{}
 	}
 	return out, nil
 }
@@ -81,7 +65,7 @@ func handleLogoutProvider(_ context.Context, s *Server, req *Request) (any, erro
 	if c.Provider == nil || *c.Provider == "" {
 		return nil, MissingField("provider")
 	}
-	return s.rt.LogoutProvider(*c.Provider)
+	return s.b.model.LogoutProvider(*c.Provider)
 }
 
 func handleSetThinkingLevel(_ context.Context, s *Server, req *Request) (any, error) {
@@ -95,11 +79,11 @@ func handleSetThinkingLevel(_ context.Context, s *Server, req *Request) (any, er
 	if c.Level == nil {
 		return nil, MissingField("level")
 	}
-	return s.rt.SetThinkingLevel(*c.Level, c.Persist)
+	return s.b.model.SetThinkingLevel(*c.Level, c.Persist)
 }
 
 func handleCycleThinkingLevel(_ context.Context, s *Server, _ *Request) (any, error) {
-	level, ok := s.rt.CycleThinkingLevel()
+	level, ok := s.b.model.CycleThinkingLevel()
 	if !ok {
 		return Null, nil
 	}
@@ -107,10 +91,10 @@ func handleCycleThinkingLevel(_ context.Context, s *Server, _ *Request) (any, er
 }
 
 func handleGetThinkingLevels(_ context.Context, s *Server, _ *Request) (any, error) {
-	return map[string]any{"levels": s.rt.AvailableThinkingLevels()}, nil
+	return map[string]any{"levels": s.b.model.AvailableThinkingLevels()}, nil
 }
 
 func handleAbortRetry(_ context.Context, s *Server, _ *Request) (any, error) {
-	s.rt.AbortRetry()
+	s.b.model.AbortRetry()
 	return nil, nil
 }

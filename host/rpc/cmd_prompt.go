@@ -6,17 +6,8 @@ import (
 
 	"github.com/atomic-go/atomic/host/app"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/sdk/rpcwire"
 )
-
-func init() {
-	Register("prompt", Ordinary, handlePrompt)
-	Register("steer", Ordinary, handleSteer)
-	Register("follow_up", Ordinary, handleFollowUp)
-	Register("abort", Concurrent, handleAbort)
-	Register("clear_queue", Concurrent, handleClearQueue)
-	Register("set_steering_mode", Ordinary, handleSetSteeringMode)
-	Register("set_follow_up_mode", Ordinary, handleSetFollowUpMode)
-}
 
 // messageCommand is the shape of prompt, steer and follow_up.
 type messageCommand struct {
@@ -59,44 +50,63 @@ func handlePrompt(_ context.Context, s *Server, req *Request) (any, error) {
 	if err := c.decode(req); err != nil {
 		return nil, err
 	}
-	start, err := s.rt.Prompt(app.PromptInput{Text: *c.Message, Images: c.images(), StreamingBehavior: c.StreamingBehavior})
+	a, err := s.b.prompt.Submit(app.PromptInput{Text: *c.Message, Images: c.images(), StreamingBehavior: c.StreamingBehavior})
 	if err != nil {
 		return nil, err
 	}
-	if start != nil {
-		req.After(start)
+	if a.Start != nil {
+		req.After(a.Start)
 	}
-	return nil, nil
+	return disposition{a.Disposition}, nil
+}
+
+// disposition is the data of a prompt, steer or follow_up response.
+type disposition struct {
+	Disposition string `json:"disposition"`
+}
+
+func handleQueue(req *Request, s *Server, steer bool) (any, error) {
+	var c messageCommand
+	if err := c.decode(req); err != nil {
+		return nil, err
+	}
+	d, err := s.b.prompt.Queue(steer, *c.Message, c.images())
+	if err != nil {
+		return nil, err
+	}
+	return disposition{d}, nil
 }
 
 func handleSteer(_ context.Context, s *Server, req *Request) (any, error) {
-	var c messageCommand
-	if err := c.decode(req); err != nil {
-		return nil, err
-	}
-	return nil, s.rt.Steer(*c.Message, c.images())
+	return handleQueue(req, s, true)
 }
 
 func handleFollowUp(_ context.Context, s *Server, req *Request) (any, error) {
-	var c messageCommand
-	if err := c.decode(req); err != nil {
-		return nil, err
-	}
-	return nil, s.rt.FollowUp(*c.Message, c.images())
+	return handleQueue(req, s, false)
 }
 
 func handleAbort(_ context.Context, s *Server, req *Request) (any, error) {
-	s.rt.AbortCompaction()
-	if s.rt.AbortRun() {
+	s.b.prompt.AbortImport()
+	s.b.prompt.AbortCompaction()
+	if s.b.prompt.AbortRun() {
 		// Messages still queued go on in a new run, after the response.
-		req.After(s.rt.ContinueQueued)
+		req.After(s.b.prompt.ContinueQueued)
 	}
 	return nil, nil
 }
 
 func handleClearQueue(_ context.Context, s *Server, _ *Request) (any, error) {
-	steering, followUp := s.rt.ClearQueue()
-	return map[string]any{"steering": steering, "followUp": followUp}, nil
+	steering, followUp := s.b.prompt.ClearQueue()
+	return rpcwire.Queue{Steering: steering, FollowUp: followUp}, nil
+}
+
+func handlePauseQueued(_ context.Context, s *Server, _ *Request) (any, error) {
+	s.b.prompt.PauseQueued()
+	return nil, nil
+}
+
+func handleResumeQueued(_ context.Context, s *Server, _ *Request) (any, error) {
+	return map[string]bool{"released": s.b.prompt.ResumeQueued()}, nil
 }
 
 type modeCommand struct {
@@ -119,7 +129,7 @@ func handleSetSteeringMode(_ context.Context, s *Server, req *Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.rt.SetSteeringMode(mode)
+	return nil, s.b.prompt.SetSteeringMode(mode)
 }
 
 func handleSetFollowUpMode(_ context.Context, s *Server, req *Request) (any, error) {
@@ -127,5 +137,5 @@ func handleSetFollowUpMode(_ context.Context, s *Server, req *Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.rt.SetFollowUpMode(mode)
+	return nil, s.b.prompt.SetFollowUpMode(mode)
 }

@@ -7,23 +7,21 @@ import (
 	"github.com/atomic-go/atomic/host/app"
 )
 
-func init() {
-	Register("new_session", Ordinary, handleNewSession)
-	Register("switch_session", Ordinary, handleSwitchSession)
-	Register("import_session", Ordinary, handleImportSession)
-	Register("fork", Ordinary, handleFork)
-	Register("clone", Ordinary, handleClone)
-	Register("get_fork_messages", Ordinary, handleGetForkMessages)
-	Register("get_entries", Ordinary, handleGetEntries)
-	Register("get_tree", Ordinary, handleGetTree)
-	Register("navigate_tree", Ordinary, handleNavigateTree)
-	Register("set_label", Ordinary, handleSetLabel)
-	Register("set_session_name", Ordinary, handleSetSessionName)
-	Register("get_session_stats", Ordinary, handleGetSessionStats)
-	Register("export_html", Ordinary, handleExportHTML)
-}
-
 func cancelledData(cancelled bool) map[string]any { return map[string]any{"cancelled": cancelled} }
+
+func handleListSessions(_ context.Context, s *Server, req *Request) (any, error) {
+	var c struct {
+		Scope string `json:"scope"`
+	}
+	if err := req.Decode(&c); err != nil {
+		return nil, err
+	}
+	list, err := s.b.session.ListSessions(c.Scope)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"sessions": list}, nil
+}
 
 func handleNewSession(_ context.Context, s *Server, req *Request) (any, error) {
 	var c struct {
@@ -32,7 +30,7 @@ func handleNewSession(_ context.Context, s *Server, req *Request) (any, error) {
 	if err := req.Decode(&c); err != nil {
 		return nil, err
 	}
-	cancelled, err := s.rt.NewSession(c.ParentSession)
+	cancelled, err := s.b.session.NewSession(c.ParentSession)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +47,7 @@ func handleSwitchSession(_ context.Context, s *Server, req *Request) (any, error
 	if c.SessionPath == nil {
 		return nil, MissingField("sessionPath")
 	}
-	cancelled, err := s.rt.SwitchSession(*c.SessionPath)
+	cancelled, err := s.b.session.SwitchSession(*c.SessionPath)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +65,7 @@ func handleImportSession(_ context.Context, s *Server, req *Request) (any, error
 	if c.InputPath == nil {
 		return nil, MissingField("inputPath")
 	}
-	cancelled, err := s.rt.ImportSession(*c.InputPath, c.CwdOverride)
+	cancelled, err := s.b.session.ImportSession(*c.InputPath, c.CwdOverride)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +82,7 @@ func handleFork(_ context.Context, s *Server, req *Request) (any, error) {
 	if c.EntryID == nil {
 		return nil, MissingField("entryId")
 	}
-	res, err := s.rt.Fork(*c.EntryID)
+	res, err := s.b.session.Fork(*c.EntryID)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +93,7 @@ func handleFork(_ context.Context, s *Server, req *Request) (any, error) {
 }
 
 func handleClone(_ context.Context, s *Server, _ *Request) (any, error) {
-	cancelled, err := s.rt.Clone()
+	cancelled, err := s.b.session.Clone()
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +101,7 @@ func handleClone(_ context.Context, s *Server, _ *Request) (any, error) {
 }
 
 func handleGetForkMessages(_ context.Context, s *Server, _ *Request) (any, error) {
-	msgs, err := s.rt.ForkMessages()
+	msgs, err := s.b.session.ForkMessages()
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +119,7 @@ func handleGetEntries(_ context.Context, s *Server, req *Request) (any, error) {
 	if c.Since != nil {
 		since = *c.Since
 	}
-	entries, leaf, err := s.rt.Entries(since)
+	entries, leaf, err := s.b.session.Entries(since)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +143,7 @@ func handleGetEntries(_ context.Context, s *Server, req *Request) (any, error) {
 }
 
 func handleGetTree(_ context.Context, s *Server, _ *Request) (any, error) {
-	tree, leaf, err := s.rt.Tree()
+	tree, leaf, err := s.b.session.Tree()
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +179,7 @@ func handleNavigateTree(_ context.Context, s *Server, req *Request) (any, error)
 	if c.TargetID == nil {
 		return nil, MissingField("targetId")
 	}
-	res, err := s.rt.NavigateTree(*c.TargetID, app.NavigateOptions{
+	res, err := s.b.session.NavigateTree(*c.TargetID, app.NavigateOptions{
 		Summarize: c.Options.Summarize, CustomInstructions: c.Options.CustomInstructions,
 		ReplaceInstructions: c.Options.ReplaceInstructions, Label: c.Options.Label,
 	})
@@ -206,7 +204,7 @@ func handleSetLabel(_ context.Context, s *Server, req *Request) (any, error) {
 	if c.EntryID == nil {
 		return nil, MissingField("entryId")
 	}
-	return nil, s.rt.SetLabel(*c.EntryID, c.Label)
+	return nil, s.b.session.SetLabel(*c.EntryID, c.Label)
 }
 
 func handleSetSessionName(_ context.Context, s *Server, req *Request) (any, error) {
@@ -219,11 +217,11 @@ func handleSetSessionName(_ context.Context, s *Server, req *Request) (any, erro
 	if c.Name == nil {
 		return nil, MissingField("name")
 	}
-	return nil, s.rt.SetSessionName(*c.Name)
+	return nil, s.b.session.SetSessionName(*c.Name)
 }
 
 func handleGetSessionStats(_ context.Context, s *Server, _ *Request) (any, error) {
-	return s.rt.SessionStats(), nil
+	return s.b.session.SessionStats(), nil
 }
 
 func handleExportHTML(_ context.Context, s *Server, req *Request) (any, error) {
@@ -233,7 +231,7 @@ func handleExportHTML(_ context.Context, s *Server, req *Request) (any, error) {
 	if err := req.Decode(&c); err != nil {
 		return nil, err
 	}
-	path, err := s.rt.ExportHTML(c.OutputPath)
+	path, err := s.b.session.ExportHTML(c.OutputPath)
 	if err != nil {
 		return nil, err
 	}

@@ -4,20 +4,12 @@ import (
 	"context"
 )
 
-func init() {
-	Register("get_state", Quick, handleGetState)
-	Register("get_messages", Ordinary, handleGetMessages)
-	Register("get_last_assistant_text", Ordinary, handleLastAssistantText)
-	Register("set_auto_compaction", Ordinary, handleSetAutoCompaction)
-	Register("set_auto_retry", Ordinary, handleSetAutoRetry)
-}
-
 func handleGetState(_ context.Context, s *Server, _ *Request) (any, error) {
-	return s.rt.State(), nil
+	return s.b.state.State(), nil
 }
 
 func handleGetMessages(_ context.Context, s *Server, _ *Request) (any, error) {
-	msgs := s.rt.Messages()
+	msgs := s.b.state.Messages()
 	if msgs == nil {
 		return map[string]any{"messages": []any{}}, nil
 	}
@@ -25,7 +17,7 @@ func handleGetMessages(_ context.Context, s *Server, _ *Request) (any, error) {
 }
 
 func handleLastAssistantText(_ context.Context, s *Server, _ *Request) (any, error) {
-	text, ok := s.rt.LastAssistantText()
+	text, ok := s.b.state.LastAssistantText()
 	if !ok {
 		return map[string]any{"text": nil}, nil
 	}
@@ -52,7 +44,7 @@ func handleSetAutoCompaction(_ context.Context, s *Server, req *Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	s.rt.SetAutoCompaction(on)
+	s.b.state.SetAutoCompaction(on)
 	return nil, nil
 }
 
@@ -61,6 +53,6 @@ func handleSetAutoRetry(_ context.Context, s *Server, req *Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	s.rt.SetAutoRetry(on)
+	s.b.state.SetAutoRetry(on)
 	return nil, nil
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+
+	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // Request is one decoded command line.
@@ -73,7 +75,7 @@ func ParseCommand(line []byte) (*Request, *LineError) {
 		}
 		// Not reachable for a valid object; kept so that a decoder change
 		// cannot turn into a crash.
-		return nil, &LineError{Command: "unknown", Err: fmt.Errorf("Invalid command: %v", err)}
+		return nil, &LineError{Command: "unknown", Err: fmt.Errorf("Invalid command: %w", err)}
 	}
 	req := &Request{ID: compactID(env.ID), Raw: line}
 	if env.Type == nil || string(env.Type) == "null" {
@@ -104,15 +106,18 @@ func syntaxMessage(line []byte) string {
 	return "invalid JSON"
 }
 
+// compactID returns the id as it is echoed: compacted, and with bytes that
+// are not UTF-8 replaced by U+FFFD (every valid UTF-8 id is echoed exactly,
+// escapes included).
 func compactID(id json.RawMessage) json.RawMessage {
 	if id == nil {
 		return nil
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, id); err != nil {
-		return id
+		return jsonw.ValidUTF8(id)
 	}
-	return buf.Bytes()
+	return jsonw.ValidUTF8(buf.Bytes())
 }
 
 func decodeError(err error) error {
@@ -123,7 +128,7 @@ func decodeError(err error) error {
 		}
 		return fmt.Errorf("Invalid command: field %q must be %s, got %s", te.Field, jsonTypeName(te.Type), te.Value)
 	}
-	return fmt.Errorf("Invalid command: %v", err)
+	return fmt.Errorf("Invalid command: %w", err)
 }
 
 // jsonTypeName names the JSON type a Go type is decoded from.

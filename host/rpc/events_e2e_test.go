@@ -228,11 +228,11 @@ func TestEventsToolCalls(t *testing.T) {
 		}
 	}
 	last := obj(updates[len(updates)-1], "partialResult")
-	if got := messageText(last); got != "one\ntwo" {
+	if got := messageText(last); got != "one\ntwo\n" {
 		t.Errorf("last partial result = %q", got)
 	}
 	bashEnd := byID["call_bash"]["tool_execution_end"][0]
-	if bashEnd["isError"] != false || messageText(obj(bashEnd, "result")) != "one\ntwo" || str(bashEnd, "toolName") != "bash" {
+	if bashEnd["isError"] != false || messageText(obj(bashEnd, "result")) != "one\ntwo\n" || str(bashEnd, "toolName") != "bash" {
 		t.Fatalf("bash end = %v", bashEnd)
 	}
 	readEnd := byID["call_read"]["tool_execution_end"][0]
@@ -253,7 +253,7 @@ func TestEventsToolCalls(t *testing.T) {
 		}
 		requireEqual(t, "result message", any(m), any(obj(byID[id]["message_end"][0], "message")))
 	}
-	requireEqual(t, "bash result text", messageText(results[0].(map[string]any)), "one\ntwo")
+	requireEqual(t, "bash result text", messageText(results[0].(map[string]any)), "one\ntwo\n") // pi keeps the trailing newline
 
 	// The second turn answers, and agent_end lists the whole run.
 	if recs[turnEnd+1].Type() != "turn_start" {

@@ -19,13 +19,14 @@ import (
 )
 
 func TestKilledPluginReportsAndRestarts(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pid")
+	dir := t.TempDir()
+	pidFile, recFile := filepath.Join(dir, "pid"), filepath.Join(dir, "record")
 	script := []map[string]any{bashCall("echo one"), {"text": "ok"}, bashCall("echo two"), {"text": "ok"}}
-	a := startWithPlugins(t, script, []string{"--slow", "tool_call=30s", "--pidfile", pidFile})
+	a := startWithPlugins(t, script, []string{"--slow", "tool_call=30s", "--pidfile", pidFile, "--record", recFile})
 	from := a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "go"})
 	a.WaitType(from, "tool_execution_start")
-	time.Sleep(200 * time.Millisecond) // the hook call is in flight
+	e2e.WaitFileLine(t, recFile, "tool_call", 10*time.Second) // the handler is running
 	data, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/atomic-go/atomic/host/app"
 	"github.com/atomic-go/atomic/host/events"
-	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // Lane says how a command is scheduled.
@@ -51,37 +51,20 @@ var Null = json.RawMessage("null")
 // session trees nested deeper than encoding/json accepts).
 type RawJSON []byte
 
-var (
-	tableMu sync.RWMutex
-	table   = map[string]Command{}
-)
+// Option configures a Server.
+type Option func(*Server)
 
-// Register adds a command to the table. Files of this package register
-// their commands in init functions, one file per area of the protocol.
-func Register(name string, lane Lane, h Handler) {
-	tableMu.Lock()
-	defer tableMu.Unlock()
-	table[name] = Command{Lane: lane, Handler: h}
-}
-
-// RegisterAccept is Register with an Accept function.
-func RegisterAccept(name string, lane Lane, accept func(*Server, *Request), h Handler) {
-	tableMu.Lock()
-	defer tableMu.Unlock()
-	table[name] = Command{Lane: lane, Handler: h, Accept: accept}
-}
-
-func lookup(name string) (Command, bool) {
-	tableMu.RLock()
-	defer tableMu.RUnlock()
-	c, ok := table[name]
-	return c, ok
+// WithCommand adds a command to (or replaces one in) this server's table;
+// tests use it for commands of their own.
+func WithCommand(name string, c Command) Option {
+	return func(s *Server) { s.table[name] = c }
 }
 
 // Server serves the protocol for one runtime.
 type Server struct {
-	rt  *app.Runtime
-	out *Writer
+	b     backend
+	out   *Writer
+	table map[string]Command // read-only once NewServer returns
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -114,21 +97,26 @@ type Server struct {
 }
 
 // NewServer returns a server writing to out.
-func NewServer(rt *app.Runtime, out io.Writer, onWriteErr func(error)) *Server {
+func NewServer(rt *app.Runtime, out io.Writer, onWriteErr func(error), opts ...Option) *Server {
+	return newServer(runtimeBackend(rt), out, onWriteErr, opts...)
+}
+
+// newServer returns a server over a backend (the runtime's areas).
+func newServer(b backend, out io.Writer, onWriteErr func(error), opts ...Option) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{rt: rt, ctx: ctx, cancel: cancel, ordinary: make(chan *Request, 1024), StallTimeout: 2 * time.Second}
+	s := &Server{b: b, table: commandTable(), ctx: ctx, cancel: cancel, ordinary: make(chan *Request, 1024), StallTimeout: 2 * time.Second}
+	for _, o := range opts {
+		o(s)
+	}
 	s.out = NewWriter(out, onWriteErr)
-	s.bash = newBashOwners(rt)
+	s.bash = newBashOwners(b.bash)
 	s.OnShutdown = append(s.OnShutdown, s.bash.shutdown)
-	s.unsub = rt.Subscribe(s.SendEvent)
+	s.unsub = b.core.Subscribe(s.SendEvent)
 	newUIBridge(s)
 	s.ordWG.Add(1)
 	go s.ordinaryLoop()
 	return s
 }
-
-// Runtime returns the runtime being served.
-func (s *Server) Runtime() *app.Runtime { return s.rt }
 
 // Context is cancelled when the server shuts down.
 func (s *Server) Context() context.Context { return s.ctx }
@@ -137,7 +125,7 @@ func (s *Server) Context() context.Context { return s.ctx }
 func (s *Server) SendEvent(ev events.Event) {
 	buf, err := events.AppendEncode(make([]byte, 0, 256), ev)
 	if err != nil {
-		s.rt.Log().Error("cannot encode event", "type", ev.EventType(), "err", err)
+		s.b.core.Log().Error("cannot encode event", "type", ev.EventType(), "err", err)
 		return
 	}
 	s.out.SendLine(append(buf, '\n'))
@@ -148,7 +136,7 @@ func (s *Server) SendEvent(ev events.Event) {
 func (s *Server) SendRecord(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		s.rt.Log().Error("cannot encode record", "err", err)
+		s.b.core.Log().Error("cannot encode record", "err", err)
 		return
 	}
 	s.out.Send(b)
@@ -192,7 +180,7 @@ func (s *Server) Shutdown() {
 		for _, fn := range s.OnShutdown {
 			fn()
 		}
-		s.rt.Close()
+		s.b.core.Close()
 		s.inMu.Lock()
 		s.inClosed = true
 		close(s.ordinary)
@@ -218,7 +206,7 @@ func (s *Server) HandleLine(line []byte) {
 		}
 		return
 	}
-	cmd, ok := lookup(req.Type)
+	cmd, ok := s.table[req.Type]
 	if !ok {
 		req.fail = &LineError{ID: req.ID, Command: req.Type, Err: fmt.Errorf("Unknown command: %s", req.Type)}
 		s.enqueue(req)
@@ -309,7 +297,7 @@ func (s *Server) ordinaryLoop() {
 		if req.fail != nil {
 			s.respond(req, req.fail.Command, nil, req.fail.Err)
 		} else {
-			cmd, _ := lookup(req.Type)
+			cmd := s.table[req.Type]
 			s.run(cmd, req)
 		}
 		s.lane.busy.Unlock()
@@ -327,7 +315,7 @@ func (s *Server) run(cmd Command, req *Request) {
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
-				s.rt.Log().Error("command handler panicked", "command", req.Type, "panic", v)
+				s.b.core.Log().Error("command handler panicked", "command", req.Type, "panic", v)
 				err = fmt.Errorf("internal error while handling %s: %v", req.Type, v)
 				data = nil
 			}
@@ -353,11 +341,11 @@ func (s *Server) respond(req *Request, command string, data any, err error) {
 	buf = append(buf, `"type":"response"`...)
 	if command != "" {
 		buf = append(buf, `,"command":`...)
-		buf = llm.AppendString(buf, command)
+		buf = jsonw.AppendString(buf, command)
 	}
 	if err != nil {
 		buf = append(buf, `,"success":false,"error":`...)
-		buf = llm.AppendString(buf, err.Error())
+		buf = jsonw.AppendString(buf, err.Error())
 	} else {
 		buf = append(buf, `,"success":true`...)
 		if raw, ok := data.(RawJSON); ok {
@@ -376,4 +364,5 @@ func (s *Server) respond(req *Request, command string, data any, err error) {
 	}
 	buf = append(buf, '}', '\n')
 	s.out.SendLine(buf)
+	s.b.core.StartMCP() // MCP servers launch once the first exchange is done
 }

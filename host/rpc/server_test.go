@@ -219,13 +219,13 @@ func TestNoGoroutinesLeft(t *testing.T) {
 // A Quick command (get_state) answered on the reading goroutine still comes
 // after the ordinary commands sent before it, and before those sent after.
 func TestQuickCommandsKeepTheOrdinaryOrder(t *testing.T) {
-	rpc.Register("test_slow", rpc.Ordinary, func(ctx context.Context, s *rpc.Server, req *rpc.Request) (any, error) {
+	slow := rpc.Command{Lane: rpc.Ordinary, Handler: func(ctx context.Context, s *rpc.Server, req *rpc.Request) (any, error) {
 		time.Sleep(30 * time.Millisecond)
 		return nil, nil
-	})
+	}}
 	rt := newRuntime(t)
 	var out syncBuffer
-	srv := rpc.NewServer(rt, &out, nil)
+	srv := rpc.NewServer(rt, &out, nil, rpc.WithCommand("test_slow", slow))
 	var in strings.Builder
 	for i := 0; i < 20; i++ {
 		fmt.Fprintf(&in, `{"id":"s%d","type":"get_state"}`+"\n", i)
@@ -249,5 +249,29 @@ func TestQuickCommandsKeepTheOrdinaryOrder(t *testing.T) {
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("responses in order\n%v\nwant\n%v", got, want)
+	}
+}
+
+// A command added with WithCommand belongs to that server alone: another
+// server (another test) answers it as unknown.
+func TestWithCommandIsPerServer(t *testing.T) {
+	ping := rpc.Command{Lane: rpc.Ordinary, Handler: func(context.Context, *rpc.Server, *rpc.Request) (any, error) {
+		return map[string]any{"pong": true}, nil
+	}}
+	for _, tc := range []struct {
+		opts []rpc.Option
+		want string
+	}{
+		{[]rpc.Option{rpc.WithCommand("test_ping", ping)}, `"pong":true`},
+		{nil, "Unknown command: test_ping"},
+	} {
+		var out syncBuffer
+		srv := rpc.NewServer(newRuntime(t), &out, nil, tc.opts...)
+		within(t, 10*time.Second, "Serve", func() {
+			_ = srv.Serve(context.Background(), strings.NewReader(`{"id":"p","type":"test_ping"}`+"\n"))
+		})
+		if got := out.String(); !strings.Contains(got, tc.want) {
+			t.Errorf("with %d options: %s", len(tc.opts), got)
+		}
 	}
 }

@@ -92,6 +92,7 @@ func TestUntrustedProjectSuppliesNothingUntilTrusted(t *testing.T) {
 		}
 	}
 	a.MustSucceed(map[string]any{"type": "reload"})
+	a.WaitStderr("project files skipped", "project settings skipped")
 	if n := strings.Count(a.Stderr(), "project files skipped"); n != 1 {
 		t.Errorf("the skipped files were logged %d times, want once:\n%s", n, a.Stderr())
 	}

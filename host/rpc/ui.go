@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 	"time"
 
@@ -28,23 +27,16 @@ type uiAnswer struct {
 	Cancelled bool    `json:"cancelled"`
 }
 
-var dialogs = map[string]bool{"select": true, "confirm": true, "input": true, "editor": true}
-
-var notifications = map[string]bool{"notify": true, "setStatus": true, "setWidget": true, "setTitle": true, "set_editor_text": true}
-
 func newUIBridge(s *Server) *uiBridge {
 	b := &uiBridge{s: s, pending: map[string]chan uiAnswer{}}
 	s.UI = b.route
-	s.rt.SetUI(b)
+	s.b.core.SetUI(b)
 	return b
 }
 
 // Request implements app.UI.
 func (b *uiBridge) Request(ctx context.Context, method string, params map[string]any) (extensions.UIAnswer, error) {
-	if !dialogs[method] && !notifications[method] {
-		return extensions.UIAnswer{Cancelled: true}, fmt.Errorf("unknown UI method %q", method)
-	}
-	if err := checkUIParams(method, params); err != nil {
+	if err := extensions.CheckUIRequest(method, params); err != nil {
 		return extensions.UIAnswer{Cancelled: true}, err
 	}
 	rec := map[string]any{}
@@ -53,7 +45,7 @@ func (b *uiBridge) Request(ctx context.Context, method string, params map[string
 	}
 	id := uuid.NewString()
 	rec["type"], rec["id"], rec["method"] = "extension_ui_request", id, method
-	if !dialogs[method] {
+	if !extensions.IsUIDialog(method) {
 		b.s.SendRecord(rec)
 		return extensions.UIAnswer{}, nil
 	}
@@ -70,8 +62,8 @@ func (b *uiBridge) Request(ctx context.Context, method string, params map[string
 		b.mu.Unlock()
 	}()
 	var timeout <-chan time.Time
-	if ms, ok := params["timeout"].(float64); ok && ms > 0 {
-		t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	if d := extensions.UITimeout(params); d > 0 {
+		t := time.NewTimer(d)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -102,54 +94,6 @@ func answer(method string, a uiAnswer) extensions.UIAnswer {
 	return extensions.UIAnswer{Value: *a.Value, HasValue: true}
 }
 
-func checkUIParams(method string, p map[string]any) error {
-	need := func(keys ...string) error {
-		for _, k := range keys {
-			if _, ok := p[k].(string); !ok {
-				return fmt.Errorf("%s needs a string %q", method, k)
-			}
-		}
-		return nil
-	}
-	switch method {
-	case "select":
-		opts, ok := p["options"].([]any)
-		if !ok {
-			return fmt.Errorf("select needs \"options\", an array of strings")
-		}
-		for _, o := range opts {
-			if _, ok := o.(string); !ok {
-				return fmt.Errorf("select options must be strings")
-			}
-		}
-		return need("title")
-	case "confirm":
-		return need("title", "message")
-	case "input", "editor", "setTitle":
-		return need("title")
-	case "notify":
-		return need("message")
-	case "setStatus":
-		return need("statusKey")
-	case "setWidget":
-		if lines, ok := p["widgetLines"]; ok && lines != nil {
-			arr, ok := lines.([]any)
-			if !ok {
-				return fmt.Errorf("setWidget widgetLines must be an array of strings (component widgets are not available over RPC)")
-			}
-			for _, l := range arr {
-				if _, ok := l.(string); !ok {
-					return fmt.Errorf("setWidget widgetLines must be strings")
-				}
-			}
-		}
-		return need("widgetKey")
-	case "set_editor_text":
-		return need("text")
-	}
-	return nil
-}
-
 // route delivers an extension_ui_response; unknown or late ids are
 // ignored.
 func (b *uiBridge) route(raw json.RawMessage) {
@@ -158,7 +102,7 @@ func (b *uiBridge) route(raw json.RawMessage) {
 		uiAnswer
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		b.s.rt.Log().Warn("malformed extension_ui_response ignored", "err", err)
+		b.s.b.core.Log().Warn("malformed extension_ui_response ignored", "err", err)
 		return
 	}
 	b.mu.Lock()

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/atomic-go/atomic/host/llm"
@@ -40,12 +42,113 @@ const CompactionPreamble = "Earlier parts of this conversation were compacted. T
 
 // DefaultRules treat verbatim-lines compactions as boundaries: one custom
 // message (customType "compaction") carries the compacted text, followed
-// by the kept entries' messages.
-var DefaultRules = ContextRules{Active: IsActiveCompaction, Boundary: DefaultBoundary}
+// by the kept entries' messages; pi's summary compactions are boundaries
+// as pi builds them (PiBoundary).
+var DefaultRules = ContextRules{Active: IsBoundaryCompaction, Boundary: func(c *Entry, kept []*Entry) []llm.Message {
+	if IsPiCompaction(c) {
+		return PiBoundary(c, kept)
+	}
+	return DefaultBoundary(c, kept)
+}}
+
+// IsBoundaryCompaction reports whether c is a context boundary: a
+// verbatim-lines compaction or a pi summary compaction.
+func IsBoundaryCompaction(c *Entry) bool { return IsActiveCompaction(c) || IsPiCompaction(c) }
+
+// IsPiCompaction reports whether c is a compaction entry written by pi (or
+// any summary compaction): not verbatim-lines, with a summary and a
+// firstKeptEntryId.
+func IsPiCompaction(c *Entry) bool {
+	return c.Type == TypeCompaction && !IsActiveCompaction(c) && c.Summary != "" && c.FirstKeptEntryID != nil
+}
+
+// PiBoundary is the context pi builds at a summary compaction: the
+// compactionSummary message, then the kept entries' messages (system
+// messages among them are left out, as pi folds them into the
+// compaction's systemMessage checkpoint). The checkpoint itself describes
+// pi's system prompt and tools; atomic sends its own, so it stays in the
+// entry, unchanged, and is not replayed.
+func PiBoundary(c *Entry, kept []*Entry) []llm.Message {
+	sm := llm.Message{Role: llm.RoleCompactionSummary, Summary: c.Summary, Timestamp: parseTime(c.Timestamp)}
+	if c.TokensBefore != 0 {
+		sm.Extra = map[string]json.RawMessage{"tokensBefore": json.RawMessage(strconv.Itoa(c.TokensBefore))}
+	}
+	out := []llm.Message{sm}
+	for _, e := range kept {
+		if m, ok := EntryMessage(e); ok && m.Role != "system" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// contextEdits collects the latest context_edit of each target on a path
+// (edits are branch-relative: only those on the path count). The value is
+// the raw replacement ("null" drops the target).
+func (s *Session) contextEditsLocked(path []*node) map[string]json.RawMessage {
+	var edits map[string]json.RawMessage
+	for _, n := range path {
+		if n.typ != TypeContextEdit {
+			continue
+		}
+		e, err := s.loadLocked(n)
+		if err != nil || e.TargetID == "" {
+			continue
+		}
+		if edits == nil {
+			edits = map[string]json.RawMessage{}
+		}
+		r, ok := e.Extra["replacement"]
+		if !ok {
+			r = json.RawMessage("null")
+		}
+		edits[e.TargetID] = r
+	}
+	return edits
+}
+
+// applyEdit returns the entry as a context_edit replacement leaves it (a
+// copy with new content), or false when the edit drops it. A replacement
+// that is not content (neither a string nor an array of blocks) leaves
+// the entry unchanged.
+func applyEdit(e *Entry, replacement json.RawMessage) (*Entry, bool) {
+	if string(replacement) == "null" {
+		return nil, false
+	}
+	var c llm.Content
+	if err := c.UnmarshalJSON(replacement); err != nil {
+		return e, true
+	}
+	cp := *e
+	switch e.Type {
+	case TypeMessage:
+		if e.Message == nil {
+			return e, true
+		}
+		m := *e.Message
+		if m.Role == llm.RoleAssistant || m.Role == llm.RoleToolResult {
+			c.AsString = false // those roles take content arrays
+		}
+		m.Content = c
+		cp.Message = &m
+	case TypeCustomMessage:
+		cp.Content = c
+	}
+	return &cp, true
+}
 
 // IsActiveCompaction reports whether c is a verbatim-lines compaction.
 func IsActiveCompaction(c *Entry) bool {
 	d, ok := c.Details.(map[string]any)
+	if !ok && c.Details != nil {
+		// Typed details of an entry made in this process.
+		var probe struct {
+			Strategy string `json:"strategy"`
+		}
+		if b, err := json.Marshal(c.Details); err == nil && json.Unmarshal(b, &probe) == nil {
+			return probe.Strategy == CompactionStrategy
+		}
+	}
 	return ok && d["strategy"] == CompactionStrategy
 }
 
@@ -168,6 +271,7 @@ func (s *Session) planLocked(path []*node, rules ContextRules) *Plan {
 			}
 		}
 	}
+	edits := s.contextEditsLocked(path)
 	// The latest active compaction boundary.
 	start := 0
 	if rules.Active != nil && rules.Boundary != nil {
@@ -185,9 +289,16 @@ func (s *Session) planLocked(path []*node, rules ContextRules) *Plan {
 				for j := 0; j < i; j++ {
 					if path[j].id == *c.FirstKeptEntryID {
 						for _, k := range path[j:i] {
-							if e, err := s.loadLocked(k); err == nil {
-								kept = append(kept, e)
+							e, err := s.loadLocked(k)
+							if err != nil {
+								continue
 							}
+							if r, ok := edits[k.id]; ok {
+								if e, ok = applyEdit(e, r); !ok {
+									continue
+								}
+							}
+							kept = append(kept, e)
 						}
 						break
 					}
@@ -202,6 +313,18 @@ func (s *Session) planLocked(path []*node, rules ContextRules) *Plan {
 		}
 	}
 	for _, n := range path[start:] {
+		if r, ok := edits[n.id]; ok && (n.typ == TypeMessage || n.typ == TypeCustomMessage) {
+			e, err := s.loadLocked(n)
+			if err != nil {
+				continue
+			}
+			if e, ok = applyEdit(e, r); ok {
+				if m, ok := EntryMessage(e); ok {
+					p.items = append(p.items, planItem{msg: &m})
+				}
+			}
+			continue
+		}
 		switch n.typ {
 		case TypeMessage:
 			if n.role != "" {

@@ -30,6 +30,9 @@ const (
 	TypeCustomMessage       = "custom_message"
 	TypeLabel               = "label"
 	TypeSessionInfo         = "session_info"
+	// TypeContextEdit is pi 1.x's append-only edit of an earlier entry's
+	// context contribution (targetId, replacement: null drops it).
+	TypeContextEdit = "context_edit"
 )
 
 // Header is the first line of a session file. Unknown fields (Atomic's
@@ -54,7 +57,8 @@ func (h Header) MarshalJSON() ([]byte, error) {
 	w.Str("cwd", h.Cwd)
 	w.OptStr("parentSession", h.ParentSession)
 	w.Extra(h.Extra)
-	return w.Close()
+	b := w.Close()
+	return b, w.Err()
 }
 
 var knownHeaderKeys = map[string]bool{
@@ -123,7 +127,7 @@ type Entry struct {
 	Display            bool        // custom_message
 	ExcludeFromContext bool        // custom_message
 
-	TargetID string  // label
+	TargetID string  // label, context_edit (its replacement stays in Extra)
 	Label    *string // label (nil clears)
 
 	Name *string // session_info
@@ -205,6 +209,8 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		if e.ExcludeFromContext {
 			w.Val("excludeFromContext", true)
 		}
+	case TypeContextEdit:
+		w.Str("targetId", e.TargetID)
 	case TypeLabel:
 		w.Str("targetId", e.TargetID)
 		if e.Label != nil {
@@ -216,7 +222,8 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		}
 	}
 	w.Extra(e.Extra)
-	return w.Close()
+	b := w.Close()
+	return b, w.Err()
 }
 
 // UnmarshalJSON reads an entry of any type in one walk over the object;

@@ -9,6 +9,8 @@ import (
 	"os"
 	"runtime"
 	"sync"
+
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // ErrNotFound is wrapped by Open's error for a missing file.
@@ -23,8 +25,10 @@ const maxReported = 10
 
 // Open loads a session file and makes it the place new entries go.
 //
-//   - A missing file is an error wrapping ErrNotFound; a directory is an
-//     error.
+//   - A missing file is an error wrapping ErrNotFound. Anything that is
+//     not a regular file (a directory, a FIFO, a device such as /dev/null
+//     or /dev/stdin) is an error wrapping fsutil.ErrNotRegular, found
+//     without blocking (fsutil.OpenRegular).
 //   - An empty file (or one holding only blank lines) opens as a new
 //     empty session for cwd, written into that file.
 //   - A first line that is not a session header is an error wrapping
@@ -37,18 +41,11 @@ const maxReported = 10
 //
 // The leaf is the last entry in the file.
 func Open(path, cwd string) (*Session, error) {
-	fi, err := os.Stat(path)
+	f, fi, err := fsutil.OpenRegular(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
 		}
-		return nil, fmt.Errorf("cannot open session file: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a session file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
 		return nil, fmt.Errorf("cannot open session file: %w", err)
 	}
 	defer f.Close()

@@ -31,7 +31,7 @@ import (
 // are not carried over; the backup keeps them.
 
 func migrateFile(path string, from int) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path, -1)
 	if err != nil {
 		return "", fmt.Errorf("cannot read session file for migration: %w", err)
 	}
@@ -182,8 +182,7 @@ func orderedObject(m map[string]json.RawMessage, first ...string) []byte {
 	for _, k := range rest {
 		w.Raw(k, compact(m[k]))
 	}
-	b, _ := w.Close()
-	return b
+	return w.Close()
 }
 
 func compact(v json.RawMessage) []byte {
@@ -213,7 +212,8 @@ func writeNew(path string, data []byte) error {
 }
 
 // replaceFile writes data to a temporary file beside path and renames it
-// over path.
+// over path (fsutil.Write's rule: a session file reached through a
+// symbolic link is replaced where the link points, and the link stays).
 func replaceFile(path string, data []byte) error {
-	return fsutil.WriteBytes(path, data, fsutil.Options{Sync: syncEnabled})
+	return fsutil.WriteBytes(path, data, fsutil.Options{Sync: syncEnabled, FollowLinks: true})
 }

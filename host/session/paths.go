@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // DirName is the directory name of a working directory's sessions:
@@ -30,7 +32,7 @@ func Dir(agentDir, sessionDir, cwd string) string {
 // ReadHeader reads the header of a session file (its first non-blank
 // line). ok is false when the file is not a session file.
 func ReadHeader(path string) (Header, bool) {
-	f, err := os.Open(path)
+	f, _, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return Header{}, false
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // Durability. Every entry reaches the file in one write(2) of a whole line
@@ -49,7 +51,7 @@ func (st *store) reader(path string) (*os.File, error) {
 	st.fmu.Lock()
 	defer st.fmu.Unlock()
 	if st.rf == nil {
-		f, err := os.Open(path)
+		f, _, err := fsutil.OpenRegular(path)
 		if err != nil {
 			return nil, err
 		}
@@ -217,7 +219,7 @@ func (s *Session) trimLocked(n *node) {
 
 func (s *Session) writerLocked() (*os.File, error) {
 	if s.store.wf == nil {
-		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0)
+		f, _, err := fsutil.OpenRegularFile(s.path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return nil, fmt.Errorf("open session file: %w", err)
 		}
@@ -261,10 +263,16 @@ func (s *Session) writeInitialLocked() error {
 		return fmt.Errorf("create session directory: %w", err)
 	}
 	flags := os.O_WRONLY | os.O_APPEND
+	target := s.path
 	if st.needCreate {
 		flags |= os.O_CREATE | os.O_EXCL
+		// A new session named through a link to a missing file (--session
+		// link.jsonl) is created where the link points; the link stays.
+		if t, _, err := fsutil.WriteTarget(s.path, true); err == nil {
+			target = t
+		}
 	}
-	f, err := os.OpenFile(s.path, flags, 0o600)
+	f, _, err := fsutil.OpenRegularFile(target, flags, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return fmt.Errorf("session file %s appeared on disk meanwhile; not overwriting it", s.path)

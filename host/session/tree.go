@@ -3,8 +3,11 @@ package session
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -332,37 +335,53 @@ func writeFileStreamed(path string, fill func(w *bufio.Writer) error) error {
 	return fsutil.Write(path, fsutil.Options{DirPerm: 0o700, NoReplace: true, Sync: syncEnabled}, fill)
 }
 
+// ctxReader is a reader that fails with its context's error once the
+// context ends, so that a long copy stops at the next chunk.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p[:min(len(p), 64<<10)])
+}
+
 // CopyFile copies a session file into dir under a new name, with the
 // header's cwd replaced by cwd when it is not "". The entries are copied
-// byte for byte. It returns the new file's path.
-func CopyFile(src, dir, cwd string) (string, error) {
-	data, err := os.ReadFile(src)
+// byte for byte, streamed (never held in memory). It returns the new
+// file's path. src must be a regular file (fsutil.OpenRegular). The copy
+// goes through a temporary file renamed into place, in chunks of 64 KiB,
+// and stops with ctx's error (leaving nothing behind) when ctx ends.
+func CopyFile(ctx context.Context, src, dir, cwd string) (string, error) {
+	f, _, err := fsutil.OpenRegular(src)
 	if err != nil {
 		return "", err
 	}
-	// Find the header line.
-	i := 0
-	for i < len(data) {
-		j := bytes.IndexByte(data[i:], '\n')
-		end := len(data)
-		if j >= 0 {
-			end = i + j
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
+	for {
+		line, err = r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return "", fmt.Errorf("%w: %s: the first line is not a session header", ErrNotSession, src)
 		}
-		if !isBlank(data[i:end]) {
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+		if !isBlank(line) {
 			break
 		}
-		i = end + 1
+		if err != nil {
+			return "", fmt.Errorf("%w: %s is empty", ErrNotSession, src)
+		}
 	}
-	if i >= len(data) {
-		return "", fmt.Errorf("%w: %s is empty", ErrNotSession, src)
-	}
-	j := bytes.IndexByte(data[i:], '\n')
-	end := len(data)
-	if j >= 0 {
-		end = i + j
-	}
+	ended := bytes.HasSuffix(line, []byte{'\n'})
+	first := bytes.TrimSuffix(line, []byte{'\n'})
 	var h Header
-	if !validJSON(data[i:end]) || json.Unmarshal(data[i:end], &h) != nil || h.Type != "session" || h.ID == "" {
+	if !validJSON(first) || json.Unmarshal(first, &h) != nil || h.Type != "session" || h.ID == "" {
 		return "", fmt.Errorf("%w: %s: the first line is not a session header", ErrNotSession, src)
 	}
 	if cwd != "" {
@@ -372,23 +391,21 @@ func CopyFile(src, dir, cwd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var out bytes.Buffer
-	out.Write(head)
-	if end < len(data) {
-		out.Write(data[end:])
-	} else {
-		out.WriteByte('\n')
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
 	dst := filepath.Join(dir, Filename(time.Now(), h.ID))
-	if _, err := os.Stat(dst); err == nil {
+	if _, err := os.Lstat(dst); err == nil {
 		dst = filepath.Join(dir, Filename(time.Now(), NewID()))
 	}
-	if err := writeNew(dst, out.Bytes()); err != nil {
+	err = writeFileStreamed(dst, func(w *bufio.Writer) error {
+		w.Write(head)
+		w.WriteByte('\n')
+		if !ended {
+			return nil
+		}
+		_, err := io.Copy(w, ctxReader{ctx, r})
+		return err
+	})
+	if err != nil {
 		return "", err
 	}
-	syncDir(dir)
 	return dst, nil
 }

@@ -70,14 +70,19 @@ func (BashTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 		req.Cwd = ResolvePath("", ".")
 	}
 	if call.OnUpdate != nil {
-		req.OnUpdate = func(o ShellOutput) { call.Update(bashResult(o.Output, o)) }
+		req.OnUpdate = func(o ShellOutput) { call.Update(bashResult(o.text(), o)) }
 	}
-	out, err := RunShell(ctx, req)
+	var out ShellOutput
+	if call.Runner != nil {
+		out, err = call.Runner.RunCommand(ctx, call.ID, req)
+	} else {
+		out, err = RunShell(ctx, req)
+	}
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
 
-	text := out.Output
+	text := out.text()
 	if tr := out.Truncation; tr.Truncated {
 		text += "\n\n" + shellTruncationNotice(out)
 	}
@@ -98,6 +103,16 @@ func (BashTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 		return fail(fmt.Sprintf("%s\n\nCommand exited with code %d", text, out.ExitCode))
 	}
 	return bashResult(text, out), nil
+}
+
+// text is the output as the command wrote it, its trailing newline
+// included (pi keeps it: "hi\n"); a truncated tail ends without it, as in
+// pi.
+func (o ShellOutput) text() string {
+	if o.TrailingNewline && !o.Truncation.Truncated {
+		return o.Output + "\n"
+	}
+	return o.Output
 }
 
 func joinNonEmpty(a, b string) string {

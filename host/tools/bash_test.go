@@ -90,7 +90,7 @@ func TestBashOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := res.ResultText(); got != "hello\noops" {
+	if got := res.ResultText(); got != "hello\noops\n" {
 		t.Fatalf("got %q", got)
 	}
 	if res.Details != nil {
@@ -111,8 +111,8 @@ func TestBashCwdEnvStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	real, _ := filepath.EvalSymlinks(dir)
-	lines := strings.Split(res.ResultText(), "\n")
-	if len(lines) != 3 || (lines[0] != dir && lines[0] != real) || lines[1] != "from-call" || lines[2] != "end" {
+	lines := strings.Split(strings.TrimSuffix(res.ResultText(), "\n"), "\n")
+	if !strings.HasSuffix(res.ResultText(), "end\n") || len(lines) != 3 || (lines[0] != dir && lines[0] != real) || lines[1] != "from-call" || lines[2] != "end" {
 		t.Fatalf("got %q", res.ResultText())
 	}
 }
@@ -126,7 +126,7 @@ func TestBashMissingCwd(t *testing.T) {
 
 func TestBashSanitizes(t *testing.T) {
 	got := mustText(t, BashTool{}, t.TempDir(), map[string]any{"command": `printf '\033[1;31mred\033[0m \377 ok\n'`})
-	if got != "red \uFFFD ok" {
+	if got != "red \uFFFD ok\n" {
 		t.Fatalf("got %q", got)
 	}
 }
@@ -136,7 +136,7 @@ func TestBashNonZeroExit(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected an error")
 	}
-	if err.Error() != "partial\n\nCommand exited with code 3" {
+	if err.Error() != "partial\n\n\nCommand exited with code 3" {
 		t.Fatalf("got %q", err.Error())
 	}
 	var ewr *ErrorWithResult
@@ -161,7 +161,7 @@ func TestBashTimeout(t *testing.T) {
 	if time.Since(start) > 5*time.Second {
 		t.Fatalf("took %v", time.Since(start))
 	}
-	if err == nil || err.Error() != "before\n\nCommand timed out after 0.5 seconds" {
+	if err == nil || err.Error() != "before\n\n\nCommand timed out after 0.5 seconds" {
 		t.Fatalf("got %v", err)
 	}
 	waitGone(t, waitForPid(t, pidFile))
@@ -193,7 +193,7 @@ func TestBashCancelKillsProcessGroup(t *testing.T) {
 	cancel()
 	select {
 	case o := <-done:
-		if o.err == nil || o.err.Error() != "started\n\nCommand aborted" {
+		if o.err == nil || o.err.Error() != "started\n\n\nCommand aborted" {
 			t.Fatalf("got %v", o.err)
 		}
 	case <-time.After(5 * time.Second):
@@ -236,21 +236,21 @@ func TestBashStreamingUpdates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ResultText() != "one\ntwo" {
+	if res.ResultText() != "one\ntwo\n" {
 		t.Fatalf("got %q", res.ResultText())
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	sawPartial := false
 	for _, u := range updates {
-		if u == "one" {
+		if u == "one\n" {
 			sawPartial = true
 		}
 	}
 	if !sawPartial {
 		t.Fatalf("no partial update with only the first line: %q", updates)
 	}
-	if len(updates) == 0 || updates[len(updates)-1] != "one\ntwo" {
+	if len(updates) == 0 || updates[len(updates)-1] != "one\ntwo\n" {
 		t.Fatalf("last update %q", updates)
 	}
 	// Updates are throttled: far fewer than one per millisecond.

@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 //go:embed edit.md
@@ -60,6 +59,29 @@ func (EditTool) PromptGuidelines() []string {
 
 const utf8BOM = "\uFEFF"
 
+// MaxEditBytes is the largest file edit changes. edit holds the file, its
+// new text and their normalised forms in memory at once; a larger file is
+// refused (checked from its size before anything is read), and the model
+// is told to use bash for it.
+const MaxEditBytes = 8 << 20
+
+// readForEdit reads a whole regular file of at most MaxEditBytes (from
+// files when set).
+func readForEdit(ctx context.Context, files Files, abs, p string) ([]byte, error) {
+	if files != nil {
+		text, err := readClientText(ctx, files, abs, p, "edit")
+		return []byte(text), err
+	}
+	raw, err := fsutil.ReadRegular(abs, MaxEditBytes)
+	if errors.Is(err, fsutil.ErrTooLarge) {
+		return nil, fmt.Errorf("Cannot edit %s: it is larger than the %s edit works on; change it with bash (sed, a script) instead", p, FormatSize(MaxEditBytes))
+	}
+	if err != nil {
+		return nil, toolFileError(err, p, "read")
+	}
+	return raw, nil
+}
+
 func (EditTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) {
 	if err := aborted(ctx); err != nil {
 		return llm.ToolResult{}, err
@@ -77,19 +99,9 @@ func (EditTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 		return llm.ToolResult{}, err
 	}
 	abs := ResolvePath(call.Cwd, p)
-	fi, err := os.Stat(abs)
+	raw, err := readForEdit(ctx, call.Files, abs, p)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return llm.ToolResult{}, fmt.Errorf("File not found: %s", p)
-		}
-		return llm.ToolResult{}, fmt.Errorf("Cannot read %s: %v", p, err)
-	}
-	if fi.IsDir() {
-		return llm.ToolResult{}, fmt.Errorf("%s is a directory, not a file", p)
-	}
-	raw, err := os.ReadFile(abs)
-	if err != nil {
-		return llm.ToolResult{}, fmt.Errorf("Cannot read %s: %v", p, err)
+		return llm.ToolResult{}, err
 	}
 	if err := aborted(ctx); err != nil {
 		return llm.ToolResult{}, err
@@ -131,8 +143,8 @@ func (EditTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 	if err := aborted(ctx); err != nil {
 		return llm.ToolResult{}, err
 	}
-	if err := os.WriteFile(abs, []byte(out), fi.Mode().Perm()); err != nil {
-		return llm.ToolResult{}, fmt.Errorf("Cannot write %s: %v", p, err)
+	if err := writeForTool(ctx, call.Files, abs, p, out); err != nil {
+		return llm.ToolResult{}, err
 	}
 	diff, first := unifiedDiff(p, content, updated, 4)
 	res := llm.TextResult(fmt.Sprintf("Successfully replaced text in %s.", p))
@@ -153,13 +165,13 @@ func replaceUnique(content, oldText, newText, name string) (string, error) {
 	case n > 1:
 		return "", ambiguousError(n, name)
 	}
-	norm, starts, ends := fuzzyNormalize(content)
-	oldNorm, _, _ := fuzzyNormalize(oldText)
+	norm := fuzzyNormalize(content)
+	oldNorm := fuzzyNormalize(oldText)
 	if oldNorm != "" {
 		switch n := strings.Count(norm, oldNorm); {
 		case n == 1:
 			i := strings.Index(norm, oldNorm)
-			from, to := starts[i], ends[i+len(oldNorm)-1]
+			from, to := fuzzyOrigin(content, i, i+len(oldNorm)-1)
 			return content[:from] + newText + content[to:], nil
 		case n > 1:
 			return "", ambiguousError(n, name)
@@ -173,20 +185,41 @@ func ambiguousError(n int, name string) error {
 }
 
 // fuzzyNormalize drops trailing whitespace from every line and maps
-// typographic quotes, dashes and spaces to ASCII. For each byte i of the
-// result, s[starts[i]:ends[i]] is the character it came from.
-func fuzzyNormalize(s string) (norm string, starts, ends []int) {
+// typographic quotes, dashes and spaces to ASCII.
+func fuzzyNormalize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	starts = make([]int, 0, len(s))
-	ends = make([]int, 0, len(s))
-	emit := func(text string, from, to int) {
+	fuzzyWalk(s, func(text string, _, _ int) bool {
 		b.WriteString(text)
-		for range len(text) {
-			starts = append(starts, from)
-			ends = append(ends, to)
+		return true
+	})
+	return b.String()
+}
+
+// fuzzyOrigin returns where the bytes first and last of
+// fuzzyNormalize(s) came from: s[from:to] is the original text of the
+// normalised range [first, last]. It walks s again rather than keeping a
+// map of every byte, so that matching needs no memory beyond the
+// normalised text.
+func fuzzyOrigin(s string, first, last int) (from, to int) {
+	pos := 0
+	fuzzyWalk(s, func(text string, f, t int) bool {
+		if pos <= first && first < pos+len(text) {
+			from = f
 		}
-	}
+		if pos <= last && last < pos+len(text) {
+			to = t
+			return false
+		}
+		pos += len(text)
+		return true
+	})
+	return from, to
+}
+
+// fuzzyWalk calls emit with each piece of the normalised form of s and the
+// range of s it came from, until emit returns false.
+func fuzzyWalk(s string, emit func(text string, from, to int) bool) {
 	for off := 0; off <= len(s); {
 		lineEnd := len(s)
 		if i := strings.IndexByte(s[off:], '\n'); i >= 0 {
@@ -195,16 +228,19 @@ func fuzzyNormalize(s string) (norm string, starts, ends []int) {
 		keep := off + len(strings.TrimRightFunc(s[off:lineEnd], unicode.IsSpace))
 		for i := off; i < keep; {
 			r, size := utf8.DecodeRuneInString(s[i:])
-			emit(fuzzyRune(r, s[i:i+size]), i, i+size)
+			if !emit(fuzzyRune(r, s[i:i+size]), i, i+size) {
+				return
+			}
 			i += size
 		}
 		if lineEnd == len(s) {
-			break
+			return
 		}
-		emit("\n", lineEnd, lineEnd+1)
+		if !emit("\n", lineEnd, lineEnd+1) {
+			return
+		}
 		off = lineEnd + 1
 	}
-	return b.String(), starts, ends
 }
 
 func fuzzyRune(r rune, orig string) string {

@@ -132,16 +132,20 @@ func TestEditFuzzy(t *testing.T) {
 
 func TestFuzzyNormalizeMapping(t *testing.T) {
 	s := "a\u201cb  \nc\u2014d\t\n"
-	norm, starts, ends := fuzzyNormalize(s)
+	norm := fuzzyNormalize(s)
 	if norm != "a\"b\nc-d\n" {
 		t.Fatalf("norm %q", norm)
 	}
-	if len(starts) != len(norm) || len(ends) != len(norm) {
-		t.Fatal("mapping length")
+	// The quote maps back to the three-byte character, the newline to
+	// itself, and a range to the original text it came from.
+	if from, to := fuzzyOrigin(s, 1, 1); s[from:to] != "\u201c" {
+		t.Fatalf("quote maps to %q", s[from:to])
 	}
-	// The quote maps back to the three-byte character.
-	if s[starts[1]:ends[1]] != "\u201c" || s[starts[3]:ends[3]] != "\n" {
-		t.Fatalf("mapping %v %v", starts, ends)
+	if from, to := fuzzyOrigin(s, 3, 3); s[from:to] != "\n" {
+		t.Fatalf("newline maps to %q", s[from:to])
+	}
+	if from, to := fuzzyOrigin(s, 4, 6); s[from:to] != "c\u2014d" {
+		t.Fatalf("range maps to %q", s[from:to])
 	}
 }
 

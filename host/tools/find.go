@@ -81,7 +81,7 @@ func (FindTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 	dirsOnly := strings.HasSuffix(pattern, "/") && strings.TrimRight(pattern, "/") != ""
 	g, err := compileGlob(strings.TrimRight(pattern, "/"), true)
 	if err != nil {
-		return llm.ToolResult{}, fmt.Errorf("Invalid glob pattern %q: %v", pattern, err)
+		return llm.ToolResult{}, fmt.Errorf("Invalid glob pattern %q: %w", pattern, err)
 	}
 	if p == "" {
 		p = "."
@@ -92,7 +92,7 @@ func (FindTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 		if errors.Is(err, fs.ErrNotExist) {
 			return llm.ToolResult{}, fmt.Errorf("Path not found: %s", p)
 		}
-		return llm.ToolResult{}, fmt.Errorf("Cannot search %s: %v", p, err)
+		return llm.ToolResult{}, fmt.Errorf("Cannot search %s: %w", p, err)
 	}
 	if !fi.IsDir() {
 		return llm.ToolResult{}, fmt.Errorf("Not a directory: %s", p)

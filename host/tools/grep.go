@@ -17,12 +17,17 @@ import (
 	"strings"
 
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 //go:embed grep.md
 var grepDescription string
 
 const defaultGrepLimit = 100
+
+// maxGrepContext caps the context parameter: more context lines than
+// this could never fit in the output.
+const maxGrepContext = 1000
 
 // GrepDetails are the details of a grep result.
 type GrepDetails struct {
@@ -121,7 +126,7 @@ func (GrepTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 		limit = defaultGrepLimit
 	}
 	limit = max(limit, 1)
-	contextLines = max(contextLines, 0)
+	contextLines = min(max(contextLines, 0), maxGrepContext)
 
 	expr := pattern
 	if literal {
@@ -132,7 +137,7 @@ func (GrepTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return llm.ToolResult{}, fmt.Errorf("Invalid regular expression %q: %v", pattern, err)
+		return llm.ToolResult{}, fmt.Errorf("Invalid regular expression %q: %w", pattern, err)
 	}
 	var include, exclude *glob
 	if globPat != "" {
@@ -143,7 +148,7 @@ func (GrepTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 		}
 		compiled, err := compileGlob(g, false)
 		if err != nil {
-			return llm.ToolResult{}, fmt.Errorf("Invalid glob %q: %v", globPat, err)
+			return llm.ToolResult{}, fmt.Errorf("Invalid glob %q: %w", globPat, err)
 		}
 		if neg {
 			exclude = compiled
@@ -161,9 +166,12 @@ func (GrepTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 		if errors.Is(err, fs.ErrNotExist) {
 			return llm.ToolResult{}, fmt.Errorf("Path not found: %s", p)
 		}
-		return llm.ToolResult{}, fmt.Errorf("Cannot search %s: %v", p, err)
+		return llm.ToolResult{}, fmt.Errorf("Cannot search %s: %w", p, err)
 	}
 
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return llm.ToolResult{}, fmt.Errorf("Cannot search %s: it is %s, not a regular file or a directory", p, fsutil.Kind(fi.Mode()))
+	}
 	s := &grepSearch{ctx: ctx, re: re, context: contextLines, limit: limit, outputCap: 2 * DefaultMaxBytes}
 	if fi.IsDir() {
 		err = walkTree(ctx, root, func(e walkEntry) error {
@@ -227,9 +235,14 @@ func (s *grepSearch) emit(name string, n int, sep byte, text string) error {
 	return nil
 }
 
-// searchFile greps one file, skipping it when it looks binary.
+// GrepScanBytes is how much of one line grep looks at: the rest of a
+// longer line is skipped (not held in memory) and not searched.
+const GrepScanBytes = 1 << 20
+
+// searchFile greps one file, skipping it when it looks binary or is not a
+// regular file.
 func (s *grepSearch) searchFile(abs, name string) error {
-	f, err := os.Open(abs)
+	f, _, err := fsutil.OpenRegular(abs)
 	if err != nil {
 		return nil
 	}
@@ -239,19 +252,18 @@ func (s *grepSearch) searchFile(abs, name string) error {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return nil
 	}
+	sc := newLineScanner(s.ctx, r)
 	var before []numberedLine
 	lastShown, afterLeft := 0, 0
 	for n := 1; ; n++ {
-		raw, readErr := r.ReadString('\n')
-		if raw == "" && readErr != nil {
-			return nil // end of file, or unreadable: skip the rest
+		raw, size, ok, err := sc.next(GrepScanBytes)
+		if errors.Is(err, ErrAborted) {
+			return err
 		}
-		if n%1024 == 0 {
-			if err := aborted(s.ctx); err != nil {
-				return err
-			}
+		if err != nil || !ok || size == 0 && sc.done {
+			return nil // end of file (a final newline ends the last line), or unreadable: skip the rest
 		}
-		text := strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")
+		text := strings.TrimSuffix(string(raw), "\r")
 		if s.re.MatchString(text) {
 			if s.matches >= s.limit {
 				s.limitHit = true
@@ -280,10 +292,8 @@ func (s *grepSearch) searchFile(abs, name string) error {
 			if len(before) == s.context {
 				before = append(before[:0], before[1:]...)
 			}
-			before = append(before, numberedLine{n, text})
-		}
-		if readErr != nil {
-			return nil
+			// Only what emit may show is kept of a context line.
+			before = append(before, numberedLine{n, text[:min(len(text), 4*GrepMaxLineLength+4)]})
 		}
 	}
 }

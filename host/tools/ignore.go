@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // ignoreFileNames are the per-directory ignore files honoured by the
@@ -80,12 +82,16 @@ func parseIgnore(base, text string) *ignoreFile {
 	return f
 }
 
+// maxIgnoreFileBytes is the largest ignore file read; a larger one (or one
+// that is not a regular file, such as a FIFO) is skipped.
+const maxIgnoreFileBytes = 4 << 20
+
 // loadIgnoreDir reads the ignore files of dir, or returns nil when there are
 // none.
 func loadIgnoreDir(dir string) *ignoreFile {
 	var f *ignoreFile
 	for _, name := range ignoreFileNames {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := fsutil.ReadRegular(filepath.Join(dir, name), maxIgnoreFileBytes)
 		if err != nil {
 			continue
 		}

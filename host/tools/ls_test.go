@@ -1,8 +1,11 @@
 package tools
 
 import (
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,5 +62,53 @@ func TestLsLimit(t *testing.T) {
 	}
 	if got := mustText(t, LsTool{}, dir, map[string]any{"limit": 4}); strings.Contains(got, "limit") {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// TestLsKeepsWhatAFullSortShows: the bounded listing (a heap of the first
+// names, cut to what the output can hold) shows exactly what sorting the
+// whole directory would, for limits below, at and above the byte cap.
+func TestLsKeepsWhatAFullSortShows(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	letters := "abcXYZ_-0123"
+	var names []string
+	seen := map[string]bool{}
+	for len(names) < 6000 {
+		b := make([]byte, 1+rng.IntN(40))
+		for i := range b {
+			b[i] = letters[rng.IntN(len(letters))]
+		}
+		name := string(b)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	for _, limit := range []int{1, 7, 500, 2500, 6000, 100000} {
+		shown := names[:min(limit, len(names))]
+		want := TruncateHead(strings.Join(shown, "\n"), math.MaxInt32, DefaultMaxBytes).Content
+		res, err := run(t, LsTool{}, dir, map[string]any{"limit": limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, _ := strings.Cut(res.ResultText(), "\n\n[")
+		if got != want {
+			t.Fatalf("limit %d: %d bytes shown, want %d", limit, len(got), len(want))
+		}
+		d, _ := res.Details.(LsDetails)
+		if limit < len(names) && (d.EntryLimitReached != limit || d.TotalEntries != len(names)) {
+			t.Fatalf("limit %d: details %#v", limit, d)
+		}
 	}
 }

@@ -65,7 +65,7 @@ func openPrivateDir(dirfd int, name, path string, create bool) (int, error) {
 	if st.Mode&0o7777 != 0o700 {
 		if err := unix.Fchmod(fd, 0o700); err != nil {
 			unix.Close(fd)
-			return -1, fmt.Errorf("refusing %s: mode %o and it cannot be changed to 700: %v", path, st.Mode&0o7777, err)
+			return -1, fmt.Errorf("refusing %s: mode %o and it cannot be changed to 700: %w", path, st.Mode&0o7777, err)
 		}
 	}
 	return fd, nil

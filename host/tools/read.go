@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	_ "embed"
@@ -8,12 +9,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 //go:embed read.md
@@ -55,6 +57,9 @@ func (ReadTool) PromptGuidelines() []string {
 	}
 }
 
+// MaxImageBytes is the largest image file read attaches.
+const MaxImageBytes = 10 << 20
+
 // imageMIMEs are the image types returned as attachments.
 var imageMIMEs = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
@@ -78,61 +83,117 @@ func (ReadTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 		return llm.ToolResult{}, fmt.Errorf("limit must be at least 1, got %d", limit)
 	}
 	abs := ResolvePath(call.Cwd, p)
-	fi, err := os.Stat(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return llm.ToolResult{}, fmt.Errorf("File not found: %s", p)
+	var r *bufio.Reader
+	var size int64
+	f, fi, err := fsutil.OpenRegular(abs)
+	switch {
+	case err == nil:
+		defer f.Close()
+		r, size = bufio.NewReaderSize(f, 64<<10), fi.Size()
+	case call.Files == nil || !errors.Is(err, fs.ErrNotExist):
+		// (with a client's files a path missing here may be an unsaved
+		// buffer there)
+		return llm.ToolResult{}, toolFileError(err, p, "read")
+	}
+	var head []byte
+	if r != nil {
+		head, _ = r.Peek(8192)
+	}
+	textual := r == nil || (!imageMIMEs[http.DetectContentType(head)] && !isBinary(head))
+	if call.Files != nil && textual {
+		// Text comes from the client (its buffer may be newer than the
+		// disk); images and binary files on disk are read from disk.
+		text, err := readClientText(ctx, call.Files, abs, p, "read")
+		if err != nil {
+			return llm.ToolResult{}, err
 		}
-		return llm.ToolResult{}, fmt.Errorf("Cannot read %s: %v", p, err)
+		r, size = bufio.NewReaderSize(strings.NewReader(text), 64<<10), int64(len(text))
+		head, _ = r.Peek(8192)
 	}
-	if fi.IsDir() {
-		return llm.ToolResult{}, fmt.Errorf("%s is a directory, not a file", p)
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return llm.ToolResult{}, fmt.Errorf("Cannot read %s: %v", p, err)
-	}
-	if err := aborted(ctx); err != nil {
-		return llm.ToolResult{}, err
-	}
-
-	if mime := http.DetectContentType(data); imageMIMEs[mime] {
+	if mime := http.DetectContentType(head); imageMIMEs[mime] {
+		if size > MaxImageBytes {
+			return llm.TextResult(fmt.Sprintf("[%s is a %s image of %s, larger than the %s the read tool attaches; its contents are not shown]",
+				p, mime, FormatSize(int(size)), FormatSize(MaxImageBytes))), nil
+		}
+		data, err := io.ReadAll(io.LimitReader(r, MaxImageBytes+1))
+		if err != nil {
+			return llm.ToolResult{}, fmt.Errorf("Cannot read %s: %w", p, err)
+		}
+		if len(data) > MaxImageBytes {
+			return llm.ToolResult{}, fmt.Errorf("Cannot read %s: it grew past %s while being read", p, FormatSize(MaxImageBytes))
+		}
 		return llm.ToolResult{Content: []llm.ContentBlock{
 			llm.Text(fmt.Sprintf("Read image file [%s]", mime)),
 			llm.Image(base64.StdEncoding.EncodeToString(data), mime),
 		}}, nil
 	}
-	if isBinary(data) {
-		return llm.TextResult(fmt.Sprintf("[%s looks like a binary file (%s); its contents are not shown]", p, FormatSize(len(data)))), nil
+	if isBinary(head) {
+		return llm.TextResult(fmt.Sprintf("[%s looks like a binary file (%s); its contents are not shown]", p, FormatSize(int(size)))), nil
 	}
 
-	text := strings.ToValidUTF8(string(data), "\uFFFD")
-	lines := strings.Split(text, "\n")
-	total := len(lines)
-	start := 0 // index of the first line shown
+	// Stream: skip to the offset, keep what may be shown (at most one line
+	// past the line limit, and each line only up to one byte past the byte
+	// limit), and count the rest.
+	sc := newLineScanner(ctx, r)
+	start := int64(0) // index of the first line shown
 	if hasOffset && offset > 1 {
-		start = offset - 1
+		start = int64(offset) - 1
 	}
-	if start >= total {
-		return llm.ToolResult{}, fmt.Errorf("Offset %d is beyond end of file (%d lines total)", offset, total)
+	if err := sc.skip(start); err != nil {
+		return llm.ToolResult{}, readError(err, p)
 	}
+	if sc.done && sc.read <= start {
+		return llm.ToolResult{}, fmt.Errorf("Offset %d is beyond end of file (%d lines total)", offset, sc.read)
+	}
+	want := int64(DefaultMaxLines) + 1
+	if hasLimit {
+		want = min(want, int64(limit))
+	}
+	var kept []string
+	var firstSize, keptBytes, selBytes int64
+	for int64(len(kept)) < want && keptBytes <= DefaultMaxBytes+1 {
+		text, size, ok, err := sc.next(DefaultMaxBytes + 1)
+		if err != nil {
+			return llm.ToolResult{}, readError(err, p)
+		}
+		if !ok {
+			break
+		}
+		if len(kept) == 0 {
+			firstSize = size
+		}
+		kept = append(kept, strings.ToValidUTF8(string(text), "\uFFFD"))
+		keptBytes += int64(len(text)) + 1
+		selBytes += size + 1
+	}
+	// The selection is [start, end): the kept lines, then up to limit.
+	shownTo := start + int64(len(kept))
+	need := int64(-1)
+	if hasLimit {
+		need = max(start+int64(limit)-shownTo, 0)
+	}
+	rest, restBytes, err := sc.countRest(need)
+	if err != nil {
+		return llm.ToolResult{}, readError(err, p)
+	}
+	total := shownTo + rest
 	end := total
-	if hasLimit && start+limit < total {
-		end = start + limit
+	if hasLimit && start+int64(limit) < total {
+		end = start + int64(limit)
 	}
-	selected := strings.Join(lines[start:end], "\n")
-	tr := TruncateHead(selected, DefaultMaxLines, DefaultMaxBytes)
+	tr := TruncateHead(strings.Join(kept, "\n"), DefaultMaxLines, DefaultMaxBytes)
+	tr.TotalLines = int(end - start)
+	tr.TotalBytes = int(selBytes + restBytes - 1)
 	first := start + 1
-
 	var out string
 	var details any
 	switch {
 	case tr.FirstLineExceedsLimit:
 		out = fmt.Sprintf("[Line %d is %s, exceeds %s limit. Use bash: sed -n '%dp' %s | head -c %d]",
-			first, FormatSize(len(lines[start])), FormatSize(DefaultMaxBytes), first, shellQuote(p), DefaultMaxBytes)
+			first, FormatSize(int(firstSize)), FormatSize(DefaultMaxBytes), first, shellQuote(p), DefaultMaxBytes)
 		details = ReadDetails{Truncation: &tr}
 	case tr.Truncated:
-		last := first + tr.OutputLines - 1
+		last := first + int64(tr.OutputLines) - 1
 		limitNote := ""
 		if tr.TruncatedBy == TruncatedByBytes {
 			limitNote = fmt.Sprintf(" (%s limit)", FormatSize(DefaultMaxBytes))
@@ -147,6 +208,14 @@ func (ReadTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 	res := llm.TextResult(out)
 	res.Details = details
 	return res, nil
+}
+
+// readError words an error met while streaming a file.
+func readError(err error, p string) error {
+	if errors.Is(err, ErrAborted) {
+		return err
+	}
+	return fmt.Errorf("Cannot read %s: %w", p, err)
 }
 
 // isBinary reports whether data looks like a binary file: it has a NUL

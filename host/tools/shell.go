@@ -160,7 +160,7 @@ func RunShell(ctx context.Context, req ShellRequest) (ShellOutput, error) {
 	if err := cmd.Start(); err != nil {
 		closeAll(readers)
 		closeAll(writers)
-		return ShellOutput{}, fmt.Errorf("Failed to start shell: %v", err)
+		return ShellOutput{}, fmt.Errorf("Failed to start shell: %w", err)
 	}
 	closeAll(writers)
 	proc := cmd.Process

@@ -26,6 +26,11 @@ type Call struct {
 	Env []string
 	// OnUpdate, when set, receives the accumulated partial result.
 	OnUpdate func(llm.ToolResult)
+	// Files, when set, holds the files read, write and edit work on (a
+	// client's); Runner, when set, runs bash's commands (see Files and
+	// CommandRunner). Other tools ignore them.
+	Files  Files
+	Runner CommandRunner
 }
 
 // Update reports a partial result if anyone listens.
@@ -184,7 +189,7 @@ func (r *Registry) Specs() []llm.ToolSpec {
 func (r *Registry) Validate(t Tool, args map[string]any) error {
 	schema, err := r.schema(t)
 	if err != nil {
-		return fmt.Errorf("tool %s has an invalid parameter schema: %v", t.Name(), err)
+		return fmt.Errorf("tool %s has an invalid parameter schema: %w", t.Name(), err)
 	}
 	if schema == nil {
 		return nil

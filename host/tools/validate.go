@@ -72,10 +72,10 @@ func (p *paramSchema) problems(args map[string]any) ([]string, error) {
 		// JSON document has, however the map was built.
 		raw, err := json.Marshal(args)
 		if err != nil {
-			return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
+			return nil, fmt.Errorf("arguments are not valid JSON: %w", err)
 		}
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
+			return nil, fmt.Errorf("arguments are not valid JSON: %w", err)
 		}
 	}
 	rootErr := p.root.Validate(v)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atomic-go/atomic/internal/wirecov"
 	"github.com/atomic-go/atomic/sdk/rpcclient"
 )
 
@@ -109,6 +110,7 @@ func (c *Client) checkLine(line []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lines++
+	wirecov.FromEnv().Line(line)
 	if c.keep {
 		c.kept = append(c.kept, append([]byte(nil), line...))
 	}

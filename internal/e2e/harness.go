@@ -18,6 +18,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/atomic-go/atomic/internal/wirecov"
 )
 
 var (
@@ -244,7 +247,7 @@ func Start(t testing.TB, opts Options) *Agent {
 		t.Fatal(err)
 	}
 	cmd.Stdout = stdoutW
-	cmd.Stderr = &lockedWriter{mu: &a.mu, buf: &a.stderr}
+	cmd.Stderr = &lockedWriter{mu: &a.mu, buf: &a.stderr, cond: a.cond}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -281,13 +284,17 @@ func Start(t testing.TB, opts Options) *Agent {
 }
 
 type lockedWriter struct {
-	mu  *sync.Mutex
-	buf *bytes.Buffer
+	mu   *sync.Mutex
+	buf  *bytes.Buffer
+	cond *sync.Cond // broadcast after each write (nil: none)
 }
 
 func (w *lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.cond != nil {
+		defer w.cond.Broadcast()
+	}
 	return w.buf.Write(p)
 }
 
@@ -296,6 +303,7 @@ func (a *Agent) readLoop(r io.Reader) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
+			wirecov.FromEnv().Line(line)
 			var rec Record
 			jerr := json.Unmarshal(line, &rec)
 			a.mu.Lock()
@@ -345,10 +353,13 @@ func (a *Agent) checkStdout() {
 }
 
 // CheckRecordLine returns an error unless line is one JSON object followed
-// by a single LF.
+// by a single LF, in UTF-8 (RFC 8259 §8.1).
 func CheckRecordLine(line []byte) error {
 	if len(line) == 0 || line[len(line)-1] != '\n' {
 		return fmt.Errorf("line does not end with LF")
+	}
+	if !utf8.Valid(line) {
+		return fmt.Errorf("not valid UTF-8")
 	}
 	body := line[:len(line)-1]
 	if bytes.IndexByte(body, '\n') >= 0 || bytes.HasSuffix(body, []byte("\r")) {
@@ -375,6 +386,39 @@ func (a *Agent) Stderr() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.stderr.String()
+}
+
+// WaitStderr waits until the agent's stderr holds every one of want (it
+// reaches the test through a pipe of its own, so a line logged before a
+// response may arrive after it), and fails the test after 10 s.
+func (a *Agent) WaitStderr(want ...string) string {
+	a.t.Helper()
+	timer := time.AfterFunc(10*time.Second, func() {
+		a.mu.Lock()
+		a.cond.Broadcast()
+		a.mu.Unlock()
+	})
+	defer timer.Stop()
+	deadline := time.Now().Add(10 * time.Second)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for {
+		got := a.stderr.String()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return got
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("stderr %q lacks %q", got, missing)
+		}
+		a.cond.Wait()
+	}
 }
 
 // SendRaw writes raw bytes to the agent's stdin as they are.

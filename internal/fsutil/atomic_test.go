@@ -14,12 +14,15 @@ func TestWriteCreatesReplacesAndCleansUp(t *testing.T) {
 	if err := WriteBytes(path, []byte("one"), Options{DirPerm: 0o700, Sync: true}); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
 	if err := WriteBytes(path, []byte("two"), Options{Perm: 0o644}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(path)
 	st, _ := os.Stat(path)
-	if string(got) != "two" || st.Mode().Perm() != 0o644 {
+	if string(got) != "two" || st.Mode().Perm() != 0o640 { // a replaced file keeps its mode
 		t.Fatalf("content %q mode %v", got, st.Mode().Perm())
 	}
 	if sub, _ := os.Stat(filepath.Dir(path)); sub.Mode().Perm() != 0o700 {

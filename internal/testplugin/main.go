@@ -9,13 +9,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	plugin "github.com/hashicorp/go-plugin"
-
+	"github.com/atomic-go/atomic/host/hooks/hookstest"
 	"github.com/atomic-go/atomic/sdk"
 )
 
@@ -53,6 +55,7 @@ func main() {
 		recordRaw    = flag.Bool("record-payload", false, "record observed events as their JSON payload")
 		userBash     = flag.String("user-bash", "", "user_bash: answer commands containing this text itself")
 		compactText  = flag.String("compact-text", "", "session_before_compact: supply this compacted text (\"cancel\" cancels)")
+		fixture      = flag.String("fixture", "", "EVENT=JSON: register these composition-fixture handlers (hookstest.Handler list)")
 	)
 	flag.Parse()
 	switch {
@@ -93,6 +96,23 @@ func main() {
 	}
 
 	ext := sdk.New(*name, "1.0.0")
+	if *fixture != "" {
+		event, list, _ := strings.Cut(*fixture, "=")
+		var hs []hookstest.Handler
+		if err := json.Unmarshal([]byte(list), &hs); err != nil {
+			fmt.Fprintln(os.Stderr, "testplugin: --fixture:", err)
+			os.Exit(2)
+		}
+		for _, h := range hs {
+			ext.On(event, func(_ *sdk.Context, raw json.RawMessage) (any, error) {
+				r, err := h.Run(raw)
+				if r == nil {
+					return nil, err
+				}
+				return r, err
+			})
+		}
+	}
 	if *timeoutMs > 0 {
 		ext.SetTimeout(sdk.EventToolCall, time.Duration(*timeoutMs)*time.Millisecond)
 	}
@@ -290,6 +310,9 @@ func main() {
 			PromptSnippet: "echo text back",
 			Execute: func(ctx *sdk.Context, call sdk.ToolInvocation, update func(sdk.ToolOutput)) (sdk.ToolOutput, error) {
 				text, _ := call.Args["text"].(string)
+				if out, ok := specialEcho(text, update); ok {
+					return out, nil
+				}
 				update(sdk.TextOutput("working 1"))
 				update(sdk.TextOutput("working 2"))
 				if text == "fail" {
@@ -316,14 +339,57 @@ func main() {
 	}
 
 	if *badVersion {
-		hs := sdk.Handshake
-		hs.ProtocolVersion = 2
-		plugin.Serve(&plugin.ServeConfig{
-			HandshakeConfig: hs,
-			Plugins:         plugin.PluginSet{sdk.PluginName: &sdk.GRPCPlugin{Extension: ext}},
-			GRPCServer:      plugin.DefaultGRPCServer,
-		})
+		// go-plugin's handshake line, as a plugin of protocol version 2
+		// writes it (core version|app version|network|address|protocol):
+		// the agent must refuse it before connecting.
+		fmt.Printf("1|2|unix|%s|grpc\n", filepath.Join(os.TempDir(), "atomic-testplugin-v2.sock"))
+		_, _ = io.Copy(io.Discard, os.Stdin) // until the agent gives up on us
 		return
 	}
 	sdk.Serve(ext)
+}
+
+// specialEcho plays the misbehaving tools of the fault tests, chosen by
+// the echo tool's text: "big:N" returns N bytes of text, "updates:N:SIZE"
+// sends N partial results of SIZE bytes first, "sleep" never returns (and
+// ignores cancellation), "sh:CMD" runs CMD with sh -c in a child process
+// (AGENT_PID set to the agent's process id) and returns its output.
+func specialEcho(text string, update func(sdk.ToolOutput)) (sdk.ToolOutput, bool) {
+	switch {
+	case strings.HasPrefix(text, "big:"):
+		n, _ := strconv.Atoi(strings.TrimPrefix(text, "big:"))
+		return sdk.TextOutput(bigText(n)), true
+	case strings.HasPrefix(text, "updates:"):
+		var n, size int
+		fmt.Sscanf(strings.TrimPrefix(text, "updates:"), "%d:%d", &n, &size)
+		chunk := bigText(size)
+		for i := 0; i < n; i++ {
+			update(sdk.TextOutput(chunk))
+		}
+		return sdk.TextOutput("updates done"), true
+	case text == "sleep":
+		time.Sleep(24 * time.Hour)
+		return sdk.TextOutput("woke up"), true
+	case strings.HasPrefix(text, "sh:"):
+		cmd := exec.Command("sh", "-c", strings.TrimPrefix(text, "sh:"))
+		cmd.Env = append(os.Environ(), "AGENT_PID="+strconv.Itoa(os.Getppid()))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			out = append(out, []byte("\n"+err.Error())...)
+		}
+		return sdk.TextOutput(string(out)), true
+	}
+	return sdk.ToolOutput{}, false
+}
+
+// bigText returns n bytes of text in lines of 100.
+func bigText(n int) string {
+	line := strings.Repeat("x", 99) + "\n"
+	var b strings.Builder
+	b.Grow(n)
+	for b.Len()+len(line) <= n {
+		b.WriteString(line)
+	}
+	b.WriteString(strings.Repeat("y", n-b.Len()))
+	return b.String()
 }

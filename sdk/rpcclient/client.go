@@ -561,7 +561,7 @@ func LongLived(command string) bool {
 	case "prompt", "steer", "follow_up", "abort", "abort_bash", "abort_compaction", "abort_retry",
 		"cancel_login_provider", "login_provider", "bash", "user_bash", "compact",
 		"new_session", "switch_session", "import_session", "fork", "clone", "navigate_tree",
-		"invoke_shortcut":
+		"invoke_shortcut", "mcp_reconnect":
 		return true
 	}
 	return false

@@ -42,15 +42,45 @@ func WithID(id string) PromptOption {
 // queued or handled it). The run's events follow: subscribe before
 // calling Prompt to see them, or use PromptAndWait.
 func (c *Client) Prompt(ctx context.Context, message string, opts ...PromptOption) error {
+	_, err := c.Submit(ctx, message, opts...)
+	return err
+}
+
+// Dispositions of an accepted prompt, steer or follow_up.
+const (
+	// DispositionStarted: the prompt started a run (wait for
+	// agent_settled).
+	DispositionStarted = "started"
+	// DispositionQueued: the message was queued during a run.
+	DispositionQueued = "queued"
+	// DispositionHandled: an extension command or input handler consumed
+	// it; no run started for it.
+	DispositionHandled = "handled"
+)
+
+type dispositionData struct {
+	Disposition string `json:"disposition"`
+}
+
+// Submit is Prompt that returns the prompt's disposition
+// (DispositionStarted, DispositionQueued or DispositionHandled; "" from
+// agents that do not report one).
+func (c *Client) Submit(ctx context.Context, message string, opts ...PromptOption) (string, error) {
 	command := cmd{"type": "prompt", "message": message}
 	for _, o := range opts {
 		o(command)
 	}
-	return c.do(ctx, command, nil)
+	var d dispositionData
+	err := c.do(ctx, command, &d)
+	return d.Disposition, err
 }
 
 // Run is what PromptAndWait saw of one run.
 type Run struct {
+	// Disposition is the prompt's disposition; for DispositionHandled no
+	// run started, PromptAndWait returns at once and Events and Messages
+	// are empty.
+	Disposition string
 	// Events are the records from the prompt's acceptance to agent_end,
 	// agent_end included.
 	Events []Event
@@ -86,10 +116,14 @@ func (r *Run) OfType(typ string) []Event {
 func (c *Client) PromptAndWait(ctx context.Context, message string, opts ...PromptOption) (*Run, error) {
 	sub := c.Subscribe()
 	defer sub.Close()
-	if err := c.Prompt(ctx, message, opts...); err != nil {
+	disposition, err := c.Submit(ctx, message, opts...)
+	if err != nil {
 		return nil, err
 	}
-	run := &Run{}
+	run := &Run{Disposition: disposition}
+	if disposition == DispositionHandled {
+		return run, nil // no run started: nothing to wait for
+	}
 	for {
 		ev, err := sub.Next(ctx)
 		if err == ErrClosed {
@@ -119,20 +153,36 @@ func (c *Client) PromptAndWait(ctx context.Context, message string, opts ...Prom
 // Steer queues a message delivered while the agent is running, after the
 // current turn's tool calls.
 func (c *Client) Steer(ctx context.Context, message string, images ...Image) error {
-	command := cmd{"type": "steer", "message": message}
-	if len(images) > 0 {
-		command["images"] = images
-	}
-	return c.do(ctx, command, nil)
+	_, err := c.queue(ctx, "steer", message, images)
+	return err
 }
 
 // FollowUp queues a message delivered when the agent has finished.
 func (c *Client) FollowUp(ctx context.Context, message string, images ...Image) error {
-	command := cmd{"type": "follow_up", "message": message}
+	_, err := c.queue(ctx, "follow_up", message, images)
+	return err
+}
+
+// SteerDisposition is Steer returning the disposition
+// (DispositionQueued, or DispositionHandled when an input handler
+// consumed the message).
+func (c *Client) SteerDisposition(ctx context.Context, message string, images ...Image) (string, error) {
+	return c.queue(ctx, "steer", message, images)
+}
+
+// FollowUpDisposition is FollowUp returning the disposition.
+func (c *Client) FollowUpDisposition(ctx context.Context, message string, images ...Image) (string, error) {
+	return c.queue(ctx, "follow_up", message, images)
+}
+
+func (c *Client) queue(ctx context.Context, typ, message string, images []Image) (string, error) {
+	command := cmd{"type": typ, "message": message}
 	if len(images) > 0 {
 		command["images"] = images
 	}
-	return c.do(ctx, command, nil)
+	var d dispositionData
+	err := c.do(ctx, command, &d)
+	return d.Disposition, err
 }
 
 // Abort aborts the current run and returns once the agent is idle.
@@ -145,6 +195,23 @@ func (c *Client) Abort(ctx context.Context) error {
 func (c *Client) ClearQueue(ctx context.Context) (*Queue, error) {
 	var q Queue
 	return &q, c.do(ctx, cmd{"type": "clear_queue"}, &q)
+}
+
+// PauseQueuedMessages holds queued messages: steering and follow-up
+// messages stay queued, and prompts sent while idle are queued, until
+// ResumeQueuedMessages (State.QueuedMessagesPaused says so meanwhile).
+func (c *Client) PauseQueuedMessages(ctx context.Context) error {
+	return c.do(ctx, cmd{"type": "pause_queued_messages"}, nil)
+}
+
+// ResumeQueuedMessages ends a pause; released reports whether held
+// messages went on.
+func (c *Client) ResumeQueuedMessages(ctx context.Context) (released bool, err error) {
+	var out struct {
+		Released bool `json:"released"`
+	}
+	err = c.do(ctx, cmd{"type": "resume_queued_messages"}, &out)
+	return out.Released, err
 }
 
 // SetSteeringMode sets how steering messages are delivered: "all" or
@@ -286,9 +353,23 @@ func (c *Client) GetAvailableThinkingLevels(ctx context.Context) ([]string, erro
 
 // Compact runs a compaction of the session's context.
 func (c *Client) Compact(ctx context.Context) (*CompactionResult, error) {
+	return c.CompactWith(ctx, "")
+}
+
+// CompactWith is Compact with custom instructions: what the compaction
+// should focus on (pi's customInstructions; atomic uses them as the
+// planner's relevance query).
+func (c *Client) CompactWith(ctx context.Context, customInstructions string) (*CompactionResult, error) {
+	command := cmd{"type": "compact"}
+	if customInstructions != "" {
+		command["customInstructions"] = customInstructions
+	}
 	var r CompactionResult
-	if err := c.do(ctx, cmd{"type": "compact"}, &r); err != nil {
+	if err := c.do(ctx, command, &r); err != nil {
 		return nil, err
+	}
+	if r.CompactedText == "" {
+		r.CompactedText = r.Summary
 	}
 	return &r, nil
 }
@@ -546,4 +627,25 @@ func (c *Client) RawData(ctx context.Context, command map[string]any) (json.RawM
 		return nil, err
 	}
 	return resp.Data, nil
+}
+
+// Scopes of ListSessions.
+const (
+	SessionScopeCwd = "cwd" // the sessions of the agent's working directory
+	SessionScopeAll = "all" // every saved session
+)
+
+// ListSessions lists the saved sessions, newest first: of the agent's
+// working directory (SessionScopeCwd, or "") or all of them
+// (SessionScopeAll).
+func (c *Client) ListSessions(ctx context.Context, scope string) ([]SessionInfo, error) {
+	command := cmd{"type": "list_sessions"}
+	if scope != "" {
+		command["scope"] = scope
+	}
+	var out struct {
+		Sessions []SessionInfo `json:"sessions"`
+	}
+	err := c.do(ctx, command, &out)
+	return out.Sessions, err
 }

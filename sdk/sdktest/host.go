@@ -38,6 +38,8 @@ type FakeHost struct {
 	ModelValue   *sdk.Model
 	Thinking     string
 	Compactions  int
+	// MCPServers holds the servers registered with RegisterMCPServer.
+	MCPServers map[string]json.RawMessage
 }
 
 // Entry is a recorded custom entry.
@@ -254,6 +256,17 @@ func (f *FakeHost) Compact(context.Context) (json.RawMessage, error) {
 	defer f.mu.Unlock()
 	f.Compactions++
 	return json.RawMessage(`{}`), nil
+}
+
+// RegisterMCPServer implements sdk.Host: it records the server.
+func (f *FakeHost) RegisterMCPServer(_ context.Context, name string, config json.RawMessage) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.MCPServers == nil {
+		f.MCPServers = map[string]json.RawMessage{}
+	}
+	f.MCPServers[name] = append(json.RawMessage(nil), config...)
+	return nil
 }
 
 // Locked runs fn with the host's lock held: read the recorded calls in it

@@ -57,9 +57,33 @@ func (h *Harness) ctx() (*sdk.Context, context.CancelFunc) {
 	return sdk.NewContext(c, h.Host, h.Info), cancel
 }
 
-// Event delivers an event (payload without "type", which is added) and
-// returns the extension's composed result as JSON (nil for none).
+// Event delivers an event (payload without "type", which is added) to
+// every handler and returns the result as JSON (nil for none): one
+// handler's result; several handlers' results are composed only by the
+// agent (use EventAt for each).
 func (h *Harness) Event(name string, payload any) (json.RawMessage, error) {
+	raw, err := eventJSON(name, payload)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := h.ctx()
+	defer cancel()
+	return h.Ext.HandleEvent(ctx, name, raw)
+}
+
+// EventAt runs handler i (registration order) of an event alone, as the
+// agent does when it composes several handlers' results itself.
+func (h *Harness) EventAt(name string, i int, payload any) (json.RawMessage, error) {
+	raw, err := eventJSON(name, payload)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := h.ctx()
+	defer cancel()
+	return h.Ext.HandleEventAt(ctx, name, i, raw)
+}
+
+func eventJSON(name string, payload any) (json.RawMessage, error) {
 	body, err := json.Marshal(payload)
 	if err != nil {
 		return nil, err
@@ -69,10 +93,7 @@ func (h *Harness) Event(name string, payload any) (json.RawMessage, error) {
 		m = map[string]any{}
 	}
 	m["type"] = name
-	raw, _ := json.Marshal(m)
-	ctx, cancel := h.ctx()
-	defer cancel()
-	return h.Ext.HandleEvent(ctx, name, raw)
+	return json.Marshal(m)
 }
 
 func decodeInto[T any](raw json.RawMessage, err error) (*T, error) {

@@ -81,9 +81,10 @@ func extensionErrors(t *testing.T, run *rpcclient.Run) []rpcclient.ExtensionErro
 // Killed while its tool_call handler runs: reported at once, the tool call
 // fails closed, and the next prompt works.
 func TestPluginKilledDuringHook(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pid")
+	dir := t.TempDir()
+	pidFile, recFile := filepath.Join(dir, "pid"), filepath.Join(dir, "record")
 	script := []map[string]any{bashCall("echo guarded"), reply("after the crash"), reply("next answer")}
-	c := startWithPlugin(t, script, nil, e2e.ClientOptions{}, "--slow", "tool_call=30s", "--pidfile", pidFile)
+	c := startWithPlugin(t, script, nil, e2e.ClientOptions{}, "--slow", "tool_call=30s", "--pidfile", pidFile, "--record", recFile)
 	sub := c.Subscribe("tool_execution_start")
 	defer sub.Close()
 	runs := make(chan *rpcclient.Run, 1)
@@ -97,7 +98,7 @@ func TestPluginKilledDuringHook(t *testing.T) {
 	if _, err := sub.Next(ctx(t)); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // the hook call is in flight
+	e2e.WaitFileLine(t, recFile, "tool_call", 10*time.Second) // the handler is running
 	killed := time.Now()
 	if err := syscall.Kill(readPID(t, pidFile), syscall.SIGKILL); err != nil {
 		t.Fatal(err)

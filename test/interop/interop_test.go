@@ -17,6 +17,7 @@ import (
 	"github.com/atomic-go/atomic/host/llm/llmtest"
 	"github.com/atomic-go/atomic/internal/e2e"
 	"github.com/atomic-go/atomic/internal/npmpkg"
+	"github.com/atomic-go/atomic/internal/testreq"
 )
 
 // The reference client, pinned.
@@ -34,7 +35,7 @@ func installPi(t *testing.T) npmpkg.Install {
 	defer cancel()
 	inst, err := npmpkg.Ensure(ctx, piPackage, piVersion)
 	if errors.Is(err, npmpkg.ErrUnreachable) {
-		t.Skipf("SKIP interop with %s@%s: %v", piPackage, piVersion, err)
+		testreq.Missing(t, "npm", "interop with %s@%s: %v", piPackage, piVersion, err)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -85,7 +85,21 @@ func MS(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Micros
 // StatusField returns a numeric field of /proc/<pid>/status, such as
 // VmHWM, RssAnon or RssFile (all in KiB).
 func StatusField(pid int, field string) (int64, error) {
-	path := fmt.Sprintf("/proc/%d/status", pid)
+	return procField(fmt.Sprintf("/proc/%d/status", pid), field)
+}
+
+// PSS returns the proportional set size of a process in KiB (the Pss
+// line of /proc/<pid>/smaps_rollup): its private pages plus its share of
+// the pages it shares with other processes, such as the executable's
+// pages that several agents map. Summed over processes it counts each
+// page once, unlike RSS.
+func PSS(pid int) (int64, error) {
+	return procField(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss")
+}
+
+// procField returns the first number after "field:" in a /proc file of
+// "name: value kB" lines.
+func procField(path, field string) (int64, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
@@ -100,6 +114,35 @@ func StatusField(pid int, field string) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %s in %s", field, path)
+}
+
+// CPUTime returns the CPU time a running process has used so far, in
+// nanoseconds: the sum over its threads of the run time in
+// /proc/<pid>/task/<tid>/schedstat (exact, unlike the 10 ms ticks of
+// /proc/<pid>/stat; threads that already exited are not counted). It
+// moves much less with the machine's load than wall time does.
+func CPUTime(pid int) (time.Duration, error) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	for _, t := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+		if err != nil {
+			continue // the thread exited
+		}
+		f := strings.Fields(string(data))
+		if len(f) == 0 {
+			continue
+		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("schedstat of %d/%s: %q", pid, t.Name(), data)
+		}
+		sum += n
+	}
+	return time.Duration(sum), nil
 }
 
 // CPUModel returns the first "model name" of /proc/cpuinfo, or "" where

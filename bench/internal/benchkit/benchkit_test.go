@@ -82,3 +82,35 @@ func TestProcWaitForAndStop(t *testing.T) {
 		t.Fatal("process not waited for")
 	}
 }
+
+func TestCPUTimeGrowsWithWork(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("no /proc")
+	}
+	before, err := CPUTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Spin until the thread clock has moved by 20 ms of CPU time.
+	x := 0
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if time.Now().After(deadline) {
+			t.Fatal("20 s of wall time and the CPU time has not moved by 20 ms")
+		}
+		for i := 0; i < 1e6; i++ {
+			x += i
+		}
+		now, err := CPUTime(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now-before >= 20*time.Millisecond {
+			break
+		}
+	}
+	_ = x
+	if _, err := CPUTime(-1); err == nil {
+		t.Fatal("no error for a process that does not exist")
+	}
+}

@@ -3,10 +3,16 @@ package benchkit
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/extensions/grpcext"
+	"github.com/atomic-go/atomic/host/extensions/jsext"
+	"github.com/atomic-go/atomic/host/extensions/nodeext"
 	"github.com/atomic-go/atomic/host/hooks"
 )
 
@@ -40,4 +46,28 @@ func ToolCallLatency(bus *hooks.Bus, warmup, calls int) (p50, p99 float64) {
 	slices.Sort(ds)
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
 	return us(ds[len(ds)/2]), us(ds[len(ds)*99/100])
+}
+
+// LoadScript loads one script extension in the runtime named ("goja", with
+// isolation "process" in a child started from the atomic binary bin, or
+// "node") and returns a hook bus holding it, and a function that closes
+// it.
+func LoadScript(runtime, path, isolation, bin string) (*hooks.Bus, func()) {
+	log := slog.New(slog.DiscardHandler)
+	var rt extensions.Runtime = &jsext.Runtime{Log: log, Executable: bin, Process: &grpcext.Runtime{Log: log}}
+	cleanup := func() {}
+	if runtime == "node" {
+		dir, err := os.MkdirTemp("", "atomic-bench-node-")
+		Check(err)
+		cleanup = func() { os.RemoveAll(dir) }
+		rt = &nodeext.Runtime{Log: log, Plugins: &grpcext.Runtime{Log: log}, CacheDir: dir}
+	}
+	spec := extensions.Spec{Path: path, Kind: extensions.KindScript, Dir: filepath.Dir(path), Options: extensions.Options{Isolation: isolation}}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ext, err := rt.Load(ctx, spec, FakeHost{})
+	Check(err)
+	bus := hooks.New()
+	bus.Add(ext)
+	return bus, func() { ext.Close(); cleanup() }
 }

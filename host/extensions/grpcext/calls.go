@@ -83,6 +83,31 @@ func (p *Plugin) Flags() []extensions.FlagSpec {
 
 // Handle implements hooks.Subscriber.
 func (p *Plugin) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage, error) {
+	return p.handle(ctx, ev, nil)
+}
+
+// Handlers implements hooks.HandlerSet: a plugin with the capability
+// "events.per_handler" has each of its handlers called on its own (the
+// bus composes their results); others (-1) compose their own.
+func (p *Plugin) Handlers(event string) int {
+	d := p.description()
+	if !hasCapability(d, "events.per_handler") {
+		return -1
+	}
+	n, ok := d.HandlerCounts[event]
+	if !ok {
+		return -1
+	}
+	return int(n)
+}
+
+// HandleOne implements hooks.HandlerSet.
+func (p *Plugin) HandleOne(ctx context.Context, ev *hooks.Event, i int) (json.RawMessage, error) {
+	idx := uint32(i)
+	return p.handle(ctx, ev, &idx)
+}
+
+func (p *Plugin) handle(ctx context.Context, ev *hooks.Event, index *uint32) (json.RawMessage, error) {
 	payload, err := ev.JSON()
 	if err != nil {
 		return nil, err
@@ -101,7 +126,7 @@ func (p *Plugin) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage, 
 	defer done()
 	cctx, cancel := callContext(ctx, in)
 	defer cancel()
-	resp, err := in.pc.HandleEvent(cctx, &pb.HandleEventRequest{Event: ev.Name, PayloadJson: payload, Context: p.handlerContext(id)})
+	resp, err := in.pc.HandleEvent(cctx, &pb.HandleEventRequest{Event: ev.Name, PayloadJson: payload, Context: p.handlerContext(id), HandlerIndex: index})
 	if err != nil {
 		return nil, p.callError(in, err)
 	}
@@ -151,8 +176,10 @@ func (p *Plugin) HandleBatch(ctx context.Context, evs []*hooks.Event) []error {
 	return errs
 }
 
-func (p *Plugin) hasCapability(c string) bool {
-	for _, x := range p.description().Capabilities {
+func (p *Plugin) hasCapability(c string) bool { return hasCapability(p.description(), c) }
+
+func hasCapability(d *pb.DescribeResponse, c string) bool {
+	for _, x := range d.Capabilities {
 		if x == c {
 			return true
 		}
@@ -244,6 +271,7 @@ func (p *Plugin) ExecuteTool(ctx context.Context, name, callID string, args map[
 		if msg.IsError {
 			return llm.ToolResult{}, errors.New(res.ResultText())
 		}
+		res.Terminate = msg.Terminate
 		return res, nil
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/hooks/hookstest"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/internal/e2e"
 )
@@ -173,9 +174,9 @@ func TestKilledPluginFailsAtOnceAndRestarts(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		deadline := time.Now().Add(5 * time.Second)
 		for p.Pid() == pid && time.Now().Before(deadline) {
-			p.mu.Lock()
-			alive := p.inst.alive.Err() == nil
-			p.mu.Unlock()
+			p.proc.mu.Lock()
+			alive := p.proc.inst.alive.Err() == nil
+			p.proc.mu.Unlock()
 			if !alive {
 				break
 			}
@@ -242,4 +243,18 @@ func TestPluginNeverGetsTheHostStdin(t *testing.T) {
 
 func (h *fakeHost) Compact(context.Context) (json.RawMessage, error) {
 	return json.RawMessage(`{}`), nil
+}
+
+// TestCompositionFixtures runs the hook bus's composition table with Go
+// plugin handlers (sdk, over gRPC): the plugin runs each handler alone and
+// the bus composes.
+func TestCompositionFixtures(t *testing.T) {
+	hookstest.Run(t, func(t *testing.T, event string, groups [][]hookstest.Handler) []hooks.Subscriber {
+		var subs []hooks.Subscriber
+		for _, g := range groups {
+			list, _ := json.Marshal(g)
+			subs = append(subs, load(t, &fakeHost{}, "--fixture", event+"="+string(list)))
+		}
+		return subs
+	})
 }

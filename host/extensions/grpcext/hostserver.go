@@ -3,6 +3,8 @@ package grpcext
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -12,6 +14,7 @@ import (
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/tools"
 	pb "github.com/atomic-go/atomic/proto/atomic/plugin/v1"
 	"github.com/atomic-go/atomic/sdk"
 )
@@ -48,9 +51,7 @@ func (s *hostServer) callCtx(ctx context.Context) context.Context {
 
 func (s *hostServer) SendMessage(ctx context.Context, r *pb.SendMessageRequest) (*pb.SendMessageResponse, error) {
 	msg := hooks.CustomMessage{CustomType: r.CustomType, Display: r.Display}
-	if r.CustomType == "" {
-		return nil, invalid(errText("customType is required"))
-	}
+	// As pi: customType is optional.
 	if len(r.ContentJson) > 0 {
 		if err := json.Unmarshal(r.ContentJson, &msg.Content); err != nil {
 			return nil, invalid(err)
@@ -196,6 +197,20 @@ func (s *hostServer) GetState(ctx context.Context, _ *pb.GetStateRequest) (*pb.G
 	return &pb.GetStateResponse{IsIdle: st.IsIdle, HasPendingMessages: st.HasPendingMessages, SystemPrompt: st.SystemPrompt, Context: s.p.handlerContext("")}, nil
 }
 
+func (s *hostServer) RegisterMcpServer(_ context.Context, r *pb.RegisterMcpServerRequest) (*pb.RegisterMcpServerResponse, error) {
+	reg, ok := s.p.host.(extensions.MCPServerRegistrar)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "this agent cannot add MCP servers for extensions")
+	}
+	if r.Name == "" {
+		return nil, invalid(errText("name is required"))
+	}
+	if err := reg.RegisterMCPServer(s.p.spec.Path, r.Name, json.RawMessage(r.ConfigJson)); err != nil {
+		return nil, invalid(err)
+	}
+	return &pb.RegisterMcpServerResponse{}, nil
+}
+
 func (s *hostServer) Compact(ctx context.Context, _ *pb.CompactRequest) (*pb.CompactResponse, error) {
 	res, err := s.p.host.Compact(ctx)
 	if err != nil {
@@ -206,4 +221,122 @@ func (s *hostServer) Compact(ctx context.Context, _ *pb.CompactRequest) (*pb.Com
 
 func sessionQuery(r *pb.GetSessionRequest) extensions.SessionQuery {
 	return extensions.SessionQuery{Entries: r.Entries, Branch: r.Branch, Tree: r.Tree}
+}
+
+// Session control (ctx.newSession, fork, switchSession, navigateTree,
+// reload of a command's context), served when the host offers it.
+
+func (s *hostServer) sessionController() (extensions.SessionController, error) {
+	sc, ok := s.p.host.(extensions.SessionController)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, extensions.SessionControlUnavailable)
+	}
+	return sc, nil
+}
+
+// change runs one session change and describes its outcome.
+func (s *hostServer) change(do func(extensions.SessionController) (extensions.SessionChange, error)) (bool, *pb.HandlerContext, error) {
+	sc, err := s.sessionController()
+	if err != nil {
+		return false, nil, err
+	}
+	ch, err := do(sc)
+	if err != nil {
+		return false, nil, failed(err)
+	}
+	return ch.Cancelled, handlerContextProto(ch.Context, ""), nil
+}
+
+func (s *hostServer) NewSession(ctx context.Context, r *pb.NewSessionRequest) (*pb.NewSessionResponse, error) {
+	cancelled, hc, err := s.change(func(sc extensions.SessionController) (extensions.SessionChange, error) {
+		return sc.NewSession(ctx, r.ParentSession)
+	})
+	return &pb.NewSessionResponse{Cancelled: cancelled, Context: hc}, err
+}
+
+func (s *hostServer) Fork(ctx context.Context, r *pb.ForkRequest) (*pb.ForkResponse, error) {
+	cancelled, hc, err := s.change(func(sc extensions.SessionController) (extensions.SessionChange, error) {
+		return sc.Fork(ctx, r.EntryId, r.Position)
+	})
+	return &pb.ForkResponse{Cancelled: cancelled, Context: hc}, err
+}
+
+func (s *hostServer) SwitchSession(ctx context.Context, r *pb.SwitchSessionRequest) (*pb.SwitchSessionResponse, error) {
+	cancelled, hc, err := s.change(func(sc extensions.SessionController) (extensions.SessionChange, error) {
+		return sc.SwitchSession(ctx, r.SessionPath)
+	})
+	return &pb.SwitchSessionResponse{Cancelled: cancelled, Context: hc}, err
+}
+
+func (s *hostServer) NavigateTree(ctx context.Context, r *pb.NavigateTreeRequest) (*pb.NavigateTreeResponse, error) {
+	cancelled, hc, err := s.change(func(sc extensions.SessionController) (extensions.SessionChange, error) {
+		return sc.NavigateTree(ctx, r.TargetId, extensions.NavigateOptions{Summarize: r.Summarize,
+			CustomInstructions: r.CustomInstructions, ReplaceInstructions: r.ReplaceInstructions, Label: r.Label})
+	})
+	return &pb.NavigateTreeResponse{Cancelled: cancelled, Context: hc}, err
+}
+
+func (s *hostServer) Reload(ctx context.Context, _ *pb.ReloadRequest) (*pb.ReloadResponse, error) {
+	sc, err := s.sessionController()
+	if err != nil {
+		return nil, err
+	}
+	return &pb.ReloadResponse{}, failed(sc.Reload(context.WithoutCancel(ctx)))
+}
+
+// UpdateRegistrations takes what the plugin registered after Describe; new
+// tools are offered to the model from its next request.
+func (s *hostServer) UpdateRegistrations(_ context.Context, r *pb.UpdateRegistrationsRequest) (*pb.UpdateRegistrationsResponse, error) {
+	d := r.GetDescription()
+	if d == nil {
+		return nil, invalid(errText("description is required"))
+	}
+	if err := s.p.updateRegistrations(d); err != nil {
+		return nil, invalid(err)
+	}
+	if tr, ok := s.p.host.(extensions.ToolRefresher); ok {
+		tr.RefreshExtensionTools()
+	}
+	return &pb.UpdateRegistrationsResponse{}, nil
+}
+
+// RunBuiltinTool runs a built-in tool for pi's tool factories
+// (tools.RunBuiltin, as the goja runtime does), streaming its partial
+// results.
+func (s *hostServer) RunBuiltinTool(r *pb.RunBuiltinToolRequest, stream pb.HostService_RunBuiltinToolServer) error {
+	var args map[string]any
+	if len(r.ArgumentsJson) > 0 {
+		if err := json.Unmarshal(r.ArgumentsJson, &args); err != nil {
+			return invalid(fmt.Errorf("arguments_json: %w", err))
+		}
+	}
+	cwd := r.Cwd
+	if cwd == "" {
+		cwd = s.p.host.HandlerContext().Cwd
+	}
+	var mu sync.Mutex
+	ended := false
+	send := func(msg *pb.RunBuiltinToolResponse) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return nil
+		}
+		ended = msg.Final
+		return stream.Send(msg)
+	}
+	update := func(res llm.ToolResult) {
+		if b, err := json.Marshal(res); err == nil {
+			_ = send(&pb.RunBuiltinToolResponse{ResultJson: b})
+		}
+	}
+	res, err := tools.RunBuiltin(stream.Context(), r.Name, args, cwd, r.Env, update)
+	if err != nil {
+		return send(&pb.RunBuiltinToolResponse{Final: true, Error: err.Error()})
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return send(&pb.RunBuiltinToolResponse{Final: true, Error: err.Error()})
+	}
+	return send(&pb.RunBuiltinToolResponse{Final: true, ResultJson: b})
 }

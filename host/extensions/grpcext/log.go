@@ -2,8 +2,10 @@ package grpcext
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
+	"regexp"
 	"sync"
 	"time"
 )
@@ -29,10 +31,37 @@ type logWriter struct {
 	last       time.Time
 	suppressed int
 	reported   time.Time
+
+	// missing is the first line saying that a dependency of the plugin is
+	// missing (a module not found, a shared library not loaded);
+	// missingSeen is closed when it is set.
+	missing     string
+	missingSeen chan struct{}
 }
 
 func newLogWriter(log *slog.Logger, stream string) *logWriter {
-	return &logWriter{log: log, stream: stream, tokens: logBurst, last: time.Now()}
+	return &logWriter{log: log, stream: stream, tokens: logBurst, last: time.Now(), missingSeen: make(chan struct{})}
+}
+
+// missingDependency matches the messages of runtimes that cannot find a
+// dependency: Node, Python, the dynamic loader.
+var missingDependency = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`Cannot find module '[^']+'|Cannot find package '[^']+'|ModuleNotFoundError: No module named '[^']+'|error while loading shared libraries: [^:]+`)
+})
+
+// missingDependency returns the missing-dependency message seen on this
+// stream, waiting up to wait for it (the plugin's output may still be on
+// its way when its start fails); "" when there was none.
+func (w *logWriter) missingDependency(wait time.Duration) string {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-w.missingSeen:
+	case <-t.C:
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.missing
 }
 
 func (w *logWriter) Write(p []byte) (int, error) {
@@ -76,13 +105,20 @@ func (w *logWriter) emitLocked(line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
+	if w.missing == "" {
+		if m := missingDependency().Find(line); m != nil {
+			w.missing = string(m)
+			close(w.missingSeen)
+		}
+	}
 	if !w.allowLocked() {
 		// Counted, and reported once a second while the flood lasts.
 		w.suppressed++
 		if w.reported.IsZero() {
+			// This line opens the streak and is counted in its report.
 			w.log.Warn("plugin log is flooding; suppressing lines", "keptPerSecond", logLinesPerSecond)
 			w.reported = time.Now()
-			w.suppressed = 0
+			w.suppressed = 1
 		} else if time.Since(w.reported) > time.Second {
 			w.log.Warn("plugin log is flooding; lines suppressed", "suppressed", w.suppressed)
 			w.reported = time.Now()
@@ -102,7 +138,7 @@ func (w *logWriter) emitLocked(line []byte) {
 	level, msg, attrs := parseLine(line)
 	args := []any{"stream", w.stream}
 	args = append(args, attrs...)
-	w.log.Log(nil, level, msg, args...)
+	w.log.Log(context.Background(), level, msg, args...)
 }
 
 // parseLine reads go-plugin's JSON log lines (hclog) and plain text.

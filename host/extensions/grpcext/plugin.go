@@ -25,8 +25,13 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/tools"
 	pb "github.com/atomic-go/atomic/proto/atomic/plugin/v1"
 	"github.com/atomic-go/atomic/sdk"
 )
@@ -42,7 +47,7 @@ const (
 )
 
 // HostCapabilities are what this agent offers plugins.
-var HostCapabilities = []string{"ui", "exec", "session.read", "tool.streaming", "deadline.pause"}
+var HostCapabilities = []string{"ui", "exec", "session.read", "tool.streaming", "deadline.pause", "events.per_handler", "tools.builtin"}
 
 // Runtime loads plugin executables.
 type Runtime struct {
@@ -59,12 +64,45 @@ func (r *Runtime) Accepts(s *extensions.Spec) bool { return s.Kind == extensions
 // Load implements extensions.Runtime: it starts the plugin and asks it to
 // describe itself.
 func (r *Runtime) Load(ctx context.Context, spec extensions.Spec, host extensions.Host) (extensions.Extension, error) {
-	log := r.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	proc := r.NewProcess(spec.Command, spec.Dir, nil, false, nil)
+	return r.Attach(ctx, proc, spec, host, nil)
+}
+
+func (r *Runtime) logger() *slog.Logger {
+	if r.Log == nil {
+		return slog.New(slog.DiscardHandler)
 	}
-	p := &Plugin{rt: r, spec: spec, host: host, log: log.With("extension", filepath.Base(spec.Path))}
+	return r.Log
+}
+
+// NewProcess returns a plugin process, not started yet. A process that is
+// not shared serves the one plugin attached to it and ends with it; a
+// shared one serves every plugin attached (each call names its extension
+// with metadata the caller adds) and ends when the last one is closed.
+// env is added to the process's environment. onCrash, when set, is told
+// when the process died without being asked to (it restarts on the next
+// use of any of its plugins, see Plugin.Restart; the crash rules are
+// those of every plugin: backoff, disabled after MaxCrashes).
+func (r *Runtime) NewProcess(command []string, dir string, env []string, shared bool, onCrash func(why string)) *Process {
+	name := "plugin"
+	if len(command) > 0 {
+		name = filepath.Base(command[len(command)-1])
+	}
+	return &Process{rt: r, command: command, dir: dir, env: env, shared: shared, onCrash: onCrash,
+		log: r.logger().With("process", name), users: map[*Plugin]bool{}}
+}
+
+// Attach starts proc if needed and loads one extension served by it: md is
+// sent with its Describe call (gRPC metadata), as a shared process needs
+// to know which extension to load.
+func (r *Runtime) Attach(ctx context.Context, proc *Process, spec extensions.Spec, host extensions.Host, md map[string]string) (*Plugin, error) {
+	p := &Plugin{rt: r, proc: proc, spec: spec, host: host, describeMD: md, log: r.logger().With("extension", filepath.Base(spec.Path))}
+	if !proc.shared {
+		proc.log = p.log
+	}
+	proc.attach(p)
 	if _, err := p.ensure(ctx); err != nil {
+		proc.detach(p)
 		return nil, err
 	}
 	return p, nil
@@ -72,19 +110,17 @@ func (r *Runtime) Load(ctx context.Context, spec extensions.Spec, host extension
 
 // Plugin is one plugin extension.
 type Plugin struct {
-	rt   *Runtime
-	spec extensions.Spec
-	host extensions.Host
-	log  *slog.Logger
+	rt         *Runtime
+	proc       *Process
+	spec       extensions.Spec
+	host       extensions.Host
+	log        *slog.Logger
+	describeMD map[string]string
 
-	startMu sync.Mutex // serialises starts
-	mu      sync.Mutex
-	inst    *instance
-	desc    *pb.DescribeResponse
-	crashes []time.Time
-	retryAt time.Time
-	dead    error // set when disabled
-	closed  bool
+	describeMu sync.Mutex // serialises Describe calls
+	mu         sync.Mutex
+	desc       *pb.DescribeResponse
+	descGen    uint64 // the process start desc was described by
 
 	calls  sync.Map // call id → context of the hook call
 	callID atomic.Uint64
@@ -93,10 +129,35 @@ type Plugin struct {
 	deadNoted atomic.Bool
 }
 
+// Process is a plugin process: its start, crash watch, restart with
+// backoff and disabling after repeated crashes.
+type Process struct {
+	rt      *Runtime
+	command []string
+	dir     string
+	env     []string
+	shared  bool
+	onCrash func(why string)
+	log     *slog.Logger
+
+	startMu sync.Mutex // serialises starts
+	mu      sync.Mutex
+	inst    *instance
+	gen     uint64
+	crashes []time.Time
+	retryAt time.Time
+	dead    error // set when disabled
+	closed  bool
+	users   map[*Plugin]bool
+}
+
 type instance struct {
 	client *plugin.Client
 	pc     pb.PluginServiceClient
+	broker *plugin.GRPCBroker
+	conn   *grpc.ClientConn
 	runner *cmdRunner
+	gen    uint64
 	// alive ends when the process exits.
 	alive  context.Context
 	stop   context.CancelCauseFunc
@@ -108,29 +169,99 @@ type errExited struct{ status string }
 
 func (e errExited) Error() string { return "extension process exited (" + e.status + ")" }
 
-func (p *Plugin) disabled() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.dead
+func (p *Plugin) disabled() error { return p.proc.disabled() }
+
+func (pr *Process) disabled() error {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.dead
 }
 
-// ensure returns a running instance, starting (or restarting) the plugin.
+func (pr *Process) attach(p *Plugin) {
+	pr.mu.Lock()
+	pr.users[p] = true
+	pr.closed = false
+	pr.mu.Unlock()
+}
+
+// detach removes a plugin; the process ends with its last plugin.
+func (pr *Process) detach(p *Plugin) {
+	pr.mu.Lock()
+	delete(pr.users, p)
+	last := len(pr.users) == 0
+	var in *instance
+	if last {
+		pr.closed = true
+		in = pr.inst
+	}
+	pr.mu.Unlock()
+	if in != nil {
+		in.killed.Store(true)
+		killPlugin(in.client, in.runner)
+	}
+}
+
+// Restart starts the plugin's process again if it is not running (after a
+// crash, within the crash rules) and describes the plugin again.
+func (p *Plugin) Restart(ctx context.Context) error {
+	_, err := p.ensure(ctx)
+	return err
+}
+
+// ensure returns a running instance that has described this plugin,
+// starting (or restarting) the process.
 func (p *Plugin) ensure(ctx context.Context) (*instance, error) {
+	in, err := p.proc.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p.mu.Lock()
-	if p.dead != nil {
-		p.mu.Unlock()
-		return nil, p.dead
-	}
-	if p.closed {
-		p.mu.Unlock()
-		return nil, errors.New("extension is shut down")
-	}
-	if in := p.inst; in != nil && in.alive.Err() == nil {
-		p.mu.Unlock()
+	ok := p.desc != nil && p.descGen == in.gen
+	p.mu.Unlock()
+	if ok {
 		return in, nil
 	}
-	wait := time.Until(p.retryAt)
+	p.describeMu.Lock()
+	defer p.describeMu.Unlock()
+	p.mu.Lock()
+	ok = p.desc != nil && p.descGen == in.gen
+	restart := p.desc != nil
 	p.mu.Unlock()
+	if ok {
+		return in, nil
+	}
+	desc, err := p.describe(ctx, in)
+	if err != nil {
+		if !p.proc.shared {
+			p.proc.discard(in, restart, err)
+		}
+		return nil, err
+	}
+	p.mu.Lock()
+	p.desc, p.descGen = desc, in.gen
+	p.mu.Unlock()
+	if restart {
+		p.log.Info("extension restarted")
+	}
+	return in, nil
+}
+
+func (pr *Process) ensure(ctx context.Context) (*instance, error) {
+	pr.mu.Lock()
+	if pr.dead != nil {
+		pr.mu.Unlock()
+		return nil, pr.dead
+	}
+	if pr.closed {
+		pr.mu.Unlock()
+		return nil, errors.New("extension is shut down")
+	}
+	if in := pr.inst; in != nil && in.alive.Err() == nil {
+		pr.mu.Unlock()
+		return in, nil
+	}
+	wait := time.Until(pr.retryAt)
+	pr.mu.Unlock()
 	if wait > 0 {
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			return nil, fmt.Errorf("extension crashed and restarts in %v", wait.Round(time.Millisecond))
@@ -141,30 +272,39 @@ func (p *Plugin) ensure(ctx context.Context) (*instance, error) {
 			return nil, ctx.Err()
 		}
 	}
-	p.startMu.Lock()
-	defer p.startMu.Unlock()
-	p.mu.Lock()
-	if in := p.inst; in != nil && in.alive.Err() == nil {
-		p.mu.Unlock()
+	pr.startMu.Lock()
+	defer pr.startMu.Unlock()
+	pr.mu.Lock()
+	if in := pr.inst; in != nil && in.alive.Err() == nil {
+		pr.mu.Unlock()
 		return in, nil
 	}
-	restart := p.inst != nil
-	p.mu.Unlock()
-	in, desc, err := p.start(ctx)
+	restart := pr.inst != nil
+	pr.gen++
+	gen := pr.gen
+	pr.mu.Unlock()
+	in, err := pr.start(ctx, gen)
 	if err != nil {
 		if restart {
-			p.crashed("restart failed: " + err.Error())
+			pr.crashed("restart failed: " + err.Error())
 		}
 		return nil, err
 	}
-	p.mu.Lock()
-	p.inst, p.desc = in, desc
-	p.mu.Unlock()
-	if restart {
-		p.log.Info("extension restarted")
-	}
-	go p.watch(in)
+	pr.mu.Lock()
+	pr.inst = in
+	pr.mu.Unlock()
+	go pr.watch(in)
 	return in, nil
+}
+
+// discard kills an instance that cannot be used (its plugin did not
+// describe itself), counting a crash when it was a restart.
+func (pr *Process) discard(in *instance, restart bool, err error) {
+	in.killed.Store(true)
+	killPlugin(in.client, in.runner)
+	if restart {
+		pr.crashed("restart failed: " + err.Error())
+	}
 }
 
 // checkCommand gives clear errors for a missing or non-executable program.
@@ -190,20 +330,20 @@ func checkCommand(cmd []string) (string, error) {
 	return path, nil
 }
 
-func (p *Plugin) start(ctx context.Context) (*instance, *pb.DescribeResponse, error) {
-	prog, err := checkCommand(p.spec.Command)
+func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
+	prog, err := checkCommand(pr.command)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	startTimeout := 10 * time.Second
 	if dl, ok := ctx.Deadline(); ok {
 		startTimeout = time.Until(dl)
 	}
-	stderr := newLogWriter(p.log, "stderr")
-	stdout := newLogWriter(p.log, "stdout")
+	stderr := newLogWriter(pr.log, "stderr")
+	stdout := newLogWriter(pr.log, "stdout")
 	var rr *cmdRunner
 	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
+		HandshakeConfig:  plugin.HandshakeConfig{ProtocolVersion: sdk.ProtocolVersion, MagicCookieKey: sdk.MagicCookieKey, MagicCookieValue: sdk.MagicCookieValue},
 		Plugins:          plugin.PluginSet{sdk.PluginName: &hostPlugin{}},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           hclog.NewNullLogger(),
@@ -216,33 +356,40 @@ func (p *Plugin) start(ctx context.Context) (*instance, *pb.DescribeResponse, er
 		// sides of every small call.
 		GRPCDialOptions: []grpc.DialOption{
 			grpc.WithInitialWindowSize(1 << 20), grpc.WithInitialConnWindowSize(1 << 20),
+			// go-plugin lifts gRPC's receive limit to 2 GiB; one message
+			// from a plugin is refused unread above the documented cap
+			// (after go-plugin's options, so this one applies).
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(tools.MaxForeignMessage)),
 		},
 		RunnerFunc: func(l hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
 			// go-plugin hands over a template carrying the environment
 			// (handshake cookie, protocol versions); run the real program.
-			cmd := exec.Command(prog, p.spec.Command[1:]...)
-			cmd.Dir = p.spec.Dir
-			cmd.Env = spec.Env
+			cmd := exec.Command(prog, pr.command[1:]...)
+			cmd.Dir = pr.dir
+			cmd.Env = append(spec.Env, pr.env...)
 			r, err := newRunner(l, cmd)
 			rr = r
 			return r, err
 		},
 	})
-	fail := func(err error) (*instance, *pb.DescribeResponse, error) {
-		killPlugin(client, rr)
-		return nil, nil, err
-	}
 	proto, err := client.Client()
 	if err != nil {
-		return fail(fmt.Errorf("plugin failed to start: %v", cleanStartError(err)))
+		if dep := stderr.missingDependency(500 * time.Millisecond); dep != "" {
+			// The real reason, not the handshake that never came.
+			killPlugin(client, rr)
+			return nil, fmt.Errorf("plugin cannot start: a dependency is missing: %s (install the plugin's dependencies, e.g. npm install in %s)", dep, pr.dir)
+		}
+		killPlugin(client, rr)
+		return nil, fmt.Errorf("plugin failed to start: %v", cleanStartError(err))
 	}
 	raw, err := proto.Dispense(sdk.PluginName)
 	if err != nil {
-		return fail(fmt.Errorf("plugin does not serve %q: %v", sdk.PluginName, err))
+		killPlugin(client, rr)
+		return nil, fmt.Errorf("plugin does not serve %q: %w", sdk.PluginName, err)
 	}
 	conn := raw.(*pluginConn)
 	alive, stop := context.WithCancelCause(context.Background())
-	in := &instance{client: client, pc: conn.pc, runner: rr, alive: alive, stop: stop}
+	in := &instance{client: client, pc: conn.pc, broker: conn.broker, conn: conn.conn, runner: rr, alive: alive, stop: stop, gen: gen}
 	if rr != nil {
 		go func() {
 			<-rr.exited
@@ -253,25 +400,43 @@ func (p *Plugin) start(ctx context.Context) (*instance, *pb.DescribeResponse, er
 			stop(errExited{status: status})
 		}()
 	}
-	brokerID := conn.broker.NextId()
-	go conn.broker.AcceptAndServe(brokerID, func(opts []grpc.ServerOption) *grpc.Server {
-		s := grpc.NewServer(opts...)
+	return in, nil
+}
+
+// describe serves the HostService for this plugin through the broker and
+// asks the plugin to describe itself.
+func (p *Plugin) describe(ctx context.Context, in *instance) (*pb.DescribeResponse, error) {
+	brokerID := in.broker.NextId()
+	go in.broker.AcceptAndServe(brokerID, func(opts []grpc.ServerOption) *grpc.Server {
+		s := grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(tools.MaxForeignMessage))...)
 		pb.RegisterHostServiceServer(s, &hostServer{p: p})
 		return s
 	})
+	startTimeout := 10 * time.Second
+	if dl, ok := ctx.Deadline(); ok {
+		startTimeout = time.Until(dl)
+	}
 	dctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
+	if len(p.describeMD) > 0 {
+		md, _ := metadata.FromOutgoingContext(dctx)
+		md = md.Copy()
+		for k, v := range p.describeMD {
+			md.Set(k, v)
+		}
+		dctx = metadata.NewOutgoingContext(dctx, md)
+	}
 	desc, err := in.pc.Describe(dctx, &pb.DescribeRequest{
 		ProtocolVersion: sdk.ProtocolVersion, HostCapabilities: HostCapabilities, HostBrokerId: brokerID,
 		HostVersion: p.rt.HostVersion, FlagValues: p.rt.FlagValues, Context: p.handlerContext(""),
 	})
 	if err != nil {
-		return fail(fmt.Errorf("plugin did not describe itself: %v", p.callError(in, err)))
+		return nil, fmt.Errorf("plugin did not describe itself: %w", p.callError(in, err))
 	}
 	if err := validate(desc); err != nil {
-		return fail(err)
+		return nil, err
 	}
-	return in, desc, nil
+	return desc, nil
 }
 
 func cleanStartError(err error) string {
@@ -294,7 +459,7 @@ func validate(d *pb.DescribeResponse) error {
 		var schema map[string]any
 		if len(t.ParametersJson) > 0 {
 			if err := json.Unmarshal(t.ParametersJson, &schema); err != nil {
-				return fmt.Errorf("tool %s: parameters are not a JSON Schema object: %v", t.Name, err)
+				return fmt.Errorf("tool %s: parameters are not a JSON Schema object: %w", t.Name, err)
 			}
 		}
 	}
@@ -307,44 +472,48 @@ func validate(d *pb.DescribeResponse) error {
 }
 
 // watch records a crash when the process dies without being asked to.
-func (p *Plugin) watch(in *instance) {
+func (pr *Process) watch(in *instance) {
 	<-in.alive.Done()
 	if in.killed.Load() {
 		return
 	}
-	p.mu.Lock()
-	closed := p.closed
-	p.mu.Unlock()
+	pr.mu.Lock()
+	closed := pr.closed
+	pr.mu.Unlock()
 	if closed {
 		return
 	}
 	killPlugin(in.client, in.runner) // release go-plugin's resources
-	p.crashed(context.Cause(in.alive).Error())
+	why := context.Cause(in.alive).Error()
+	pr.crashed(why)
+	if pr.onCrash != nil {
+		pr.onCrash(why)
+	}
 }
 
-func (p *Plugin) crashed(why string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+func (pr *Process) crashed(why string) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
 	now := time.Now()
 	var recent []time.Time
-	for _, t := range p.crashes {
+	for _, t := range pr.crashes {
 		if now.Sub(t) < CrashWindow {
 			recent = append(recent, t)
 		}
 	}
 	recent = append(recent, now)
-	p.crashes = recent
+	pr.crashes = recent
 	if len(recent) >= MaxCrashes {
-		p.dead = fmt.Errorf("extension disabled after %d crashes in %v (last: %s); restart the agent to try again", len(recent), CrashWindow, why)
-		p.log.Error("extension disabled", "reason", p.dead)
+		pr.dead = fmt.Errorf("extension disabled after %d crashes in %v (last: %s); restart the agent to try again", len(recent), CrashWindow, why)
+		pr.log.Error("extension disabled", "reason", pr.dead)
 		return
 	}
 	backoff := firstBackoff << (len(recent) - 1)
 	if backoff > maxBackoff {
 		backoff = maxBackoff
 	}
-	p.retryAt = now.Add(backoff)
-	p.log.Warn("extension crashed; it restarts on next use", "reason", why, "backoff", backoff)
+	pr.retryAt = now.Add(backoff)
+	pr.log.Warn("extension crashed; it restarts on next use", "reason", why, "backoff", backoff)
 }
 
 // callError explains a failed call: the process died, the call was
@@ -358,6 +527,10 @@ func (p *Plugin) callError(in *instance, err error) error {
 	}
 	if in.alive.Err() != nil {
 		return context.Cause(in.alive)
+	}
+	if st, ok := status.FromError(err); ok && st.Code() == codes.ResourceExhausted {
+		return fmt.Errorf("the plugin's message was refused (%s): one message from a plugin may hold at most %s",
+			st.Message(), tools.FormatSize(tools.MaxForeignMessage))
 	}
 	return err
 }
@@ -376,7 +549,11 @@ func callContext(ctx context.Context, in *instance) (context.Context, func()) {
 }
 
 func (p *Plugin) handlerContext(callID string) *pb.HandlerContext {
-	hc := p.host.HandlerContext()
+	return handlerContextProto(p.host.HandlerContext(), callID)
+}
+
+// handlerContextProto is a handler context as the protocol sends it.
+func handlerContextProto(hc extensions.HandlerContext, callID string) *pb.HandlerContext {
 	out := &pb.HandlerContext{
 		Cwd: hc.Cwd, Mode: hc.Mode, HasUi: hc.HasUI, SessionId: hc.SessionID, SessionFile: hc.SessionFile,
 		ThinkingLevel: hc.ThinkingLevel, IsIdle: hc.IsIdle, CallId: callID, ProjectTrusted: hc.ProjectTrusted,
@@ -387,16 +564,30 @@ func (p *Plugin) handlerContext(callID string) *pb.HandlerContext {
 	return out
 }
 
+// updateRegistrations replaces the registration fields of the plugin's
+// description (HostService.UpdateRegistrations).
+func (p *Plugin) updateRegistrations(d *pb.DescribeResponse) error {
+	if err := validate(d); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.desc == nil {
+		return errors.New("the plugin has not been described yet")
+	}
+	old := p.desc
+	// A new value (readers hold the old one without the lock).
+	p.desc = &pb.DescribeResponse{
+		Name: old.Name, Version: old.Version, ProtocolVersion: old.ProtocolVersion, Capabilities: old.Capabilities,
+		TimeoutsMs: old.TimeoutsMs,
+		Events:     d.Events, Commands: d.Commands, Tools: d.Tools, Flags: d.Flags, HandlerCounts: d.HandlerCounts,
+	}
+	return nil
+}
+
 // Close implements extensions.Extension.
 func (p *Plugin) Close() error {
-	p.mu.Lock()
-	p.closed = true
-	in := p.inst
-	p.mu.Unlock()
-	if in != nil {
-		in.killed.Store(true)
-		killPlugin(in.client, in.runner)
-	}
+	p.proc.detach(p)
 	return nil
 }
 
@@ -429,13 +620,41 @@ func killPlugin(client *plugin.Client, r *cmdRunner) {
 
 // Pid returns the process id of the running plugin (0 when none), for
 // tests and diagnostics.
-func (p *Plugin) Pid() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.inst == nil || p.inst.runner == nil || p.inst.runner.cmd.Process == nil {
+func (p *Plugin) Pid() int { return p.proc.Pid() }
+
+// Ping asks the running process whether it is serving (go-plugin's health
+// service); it fails when no process runs or it does not answer within
+// ctx.
+func (pr *Process) Ping(ctx context.Context) error {
+	pr.mu.Lock()
+	in := pr.inst
+	pr.mu.Unlock()
+	if in == nil || in.alive.Err() != nil {
+		return errors.New("not running")
+	}
+	_, err := grpc_health_v1.NewHealthClient(in.conn).Check(ctx, &grpc_health_v1.HealthCheckRequest{Service: "plugin"})
+	return err
+}
+
+// Kill ends the running process as a crash (a watchdog's verdict): its
+// pending calls fail, and the crash rules apply.
+func (pr *Process) Kill() {
+	pr.mu.Lock()
+	in := pr.inst
+	pr.mu.Unlock()
+	if in != nil && in.runner != nil {
+		_ = in.runner.Kill(context.Background())
+	}
+}
+
+// Pid returns the process id of the running process (0 when none).
+func (pr *Process) Pid() int {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.inst == nil || pr.inst.runner == nil || pr.inst.runner.cmd.Process == nil {
 		return 0
 	}
-	return p.inst.runner.cmd.Process.Pid
+	return pr.inst.runner.cmd.Process.Pid
 }
 
 // hostPlugin is the host side of the go-plugin plugin.
@@ -446,6 +665,7 @@ type hostPlugin struct {
 type pluginConn struct {
 	pc     pb.PluginServiceClient
 	broker *plugin.GRPCBroker
+	conn   *grpc.ClientConn
 }
 
 func (hostPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
@@ -453,5 +673,5 @@ func (hostPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
 }
 
 func (hostPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
-	return &pluginConn{pc: pb.NewPluginServiceClient(conn), broker: broker}, nil
+	return &pluginConn{pc: pb.NewPluginServiceClient(conn), broker: broker, conn: conn}, nil
 }

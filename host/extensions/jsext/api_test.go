@@ -31,6 +31,9 @@ func TestContextUIAndSession(t *testing.T) {
     pi.setLabel(id, "first");
     const entries = ctx.sessionManager.getEntries();
     pi.sendMessage({ customType: "note", content: "entries=" + entries.length + " name=" + pi.getSessionName(), display: true });
+    pi.sendMessage({ content: "untyped", display: true });
+    ctx.ui.setHiddenThinkingLabel("x");
+    ctx.ui.setWorkingIndicator({});
     pi.setActiveTools(["read"]);
     pi.setThinkingLevel("high");
     return undefined;
@@ -55,12 +58,13 @@ func TestContextUIAndSession(t *testing.T) {
 	if _, err := handle(t, s, "session_start", map[string]any{"reason": "startup"}, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFake(func() bool { return len(h.fake.Messages) > 0 })
+	h.waitFake(func() bool { return len(h.fake.Messages) > 1 })
 	h.fake.Locked(func() {
 		if h.fake.Name != "named" || len(h.fake.Entries) != 1 || h.fake.Entries[0].CustomType != "todo-state" || h.fake.Labels[h.fake.Entries[0].ID] != "first" {
 			t.Fatalf("host: name=%q entries=%+v labels=%v", h.fake.Name, h.fake.Entries, h.fake.Labels)
 		}
-		if len(h.fake.Messages) != 1 || h.fake.Messages[0].CustomType != "note" {
+		// A message without a customType is sent as pi sends it.
+		if len(h.fake.Messages) != 2 || h.fake.Messages[0].CustomType != "note" || h.fake.Messages[1].CustomType != "" {
 			t.Fatalf("messages %+v", h.fake.Messages)
 		}
 		if c, _ := json.Marshal(h.fake.Messages[0].Content); string(c) != `"entries=1 name=named"` {
@@ -154,21 +158,24 @@ func TestToolSignalAbortsOnCancel(t *testing.T) {
     name: "slow", description: "waits", parameters: { type: "object", properties: {} },
     execute: (_id: string, _p: any, signal: any) => new Promise((resolve, reject) => {
       signal.addEventListener("abort", () => { pi.appendEntry("aborted", { reason: String(signal.reason) }); reject(new Error("stopped")); });
+      pi.appendEntry("started", {});
     }),
   });
 }`)
 	ctx, cancel := context.WithCancel(context.Background())
+	// Cancel only once the tool runs: a context cancelled before the call
+	// reaches the script never starts it, and no listener would hear it.
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		h.waitFake(func() bool { return len(h.fake.Entries) > 0 })
 		cancel()
 	}()
 	_, err := s.ExecuteTool(ctx, "slow", "c", nil, nil)
 	if err == nil {
 		t.Fatal("no error")
 	}
-	h.waitFake(func() bool { return len(h.fake.Entries) > 0 })
+	h.waitFake(func() bool { return len(h.fake.Entries) > 1 })
 	h.fake.Locked(func() {
-		if len(h.fake.Entries) != 1 || h.fake.Entries[0].CustomType != "aborted" {
+		if len(h.fake.Entries) != 2 || h.fake.Entries[0].CustomType != "started" || h.fake.Entries[1].CustomType != "aborted" {
 			t.Fatalf("entries %+v", h.fake.Entries)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atomic-go/atomic/host/extensions"
@@ -43,7 +44,7 @@ func ServeChild(args []string) int {
 		fmt.Fprintf(os.Stderr, "usage: atomic %s [--memory-limit-mb N] [--error-file F] <script>\n", ServeCommand)
 		return 2
 	}
-	if os.Getenv(sdk.Handshake.MagicCookieKey) != sdk.Handshake.MagicCookieValue {
+	if os.Getenv(sdk.MagicCookieKey) != sdk.MagicCookieValue {
 		fmt.Fprintf(os.Stderr, "atomic %s is started by the agent for extensions with \"isolation\": \"process\"\n", ServeCommand)
 		return 2
 	}
@@ -65,7 +66,7 @@ func ServeChild(args []string) int {
 	})
 
 	rt := &Runtime{Log: log, AgentDir: *agentDir, HostVersion: *hostVersion, child: true}
-	conn := &pendingHost{sdkHost{h: notConnected{}}}
+	conn := &pendingHost{sdkHost: sdkHost{h: notConnected{}}}
 	ctx, cancel := context.WithTimeout(context.Background(), *loadTimeout)
 	s, err := rt.loadScript(ctx, extensions.Spec{Path: path, Kind: extensions.KindScript}, conn)
 	cancel()
@@ -77,6 +78,12 @@ func ServeChild(args []string) int {
 	ext.OnConnect(func(h sdk.Host, info sdk.ContextInfo) {
 		rt.setFlagValues(info.Flags)
 		s.setDefaultHost(&sdkHost{h: h, info: info})
+		// MCP servers the factory registered reach the agent now.
+		for _, m := range conn.takeMCPServers() {
+			if err := h.RegisterMCPServer(context.Background(), m.name, m.config); err != nil {
+				log.Warn("registerMcpServer failed", "server", m.name, "err", err)
+			}
+		}
 	})
 	sdk.Serve(ext)
 	return 0
@@ -116,20 +123,32 @@ func watchMemory(limit int64, exceeded func(used uint64)) {
 	}()
 }
 
-// sdkExtension describes the loaded script to the SDK: one handler per
-// event, and its commands, tools and flags, all calling into the script
+// sdkExtension describes the loaded script to the SDK: its handlers (the
+// agent calls each on its own; a notification's handlers run as one), and
+// its commands, tools and flags, all calling into the script
 // with the call's host.
 func (s *Script) sdkExtension() *sdk.Extension {
 	ext := sdk.New(s.Name(), "")
 	for _, ev := range s.Events() {
 		name := ev
-		ext.On(name, func(c *sdk.Context, payload json.RawMessage) (any, error) {
-			raw, err := s.handle(c, newSDKHost(c), hooks.NewEvent(name, payload))
-			if err != nil || len(raw) == 0 {
-				return nil, err
+		n := s.Handlers(name)
+		if n < 0 {
+			// Notifications: one handler runs them all.
+			n = 1
+		}
+		for i := 0; i < n; i++ {
+			index := i
+			if s.Handlers(name) < 0 {
+				index = -1
 			}
-			return raw, nil
-		})
+			ext.On(name, func(c *sdk.Context, payload json.RawMessage) (any, error) {
+				raw, err := s.handle(c, newSDKHost(c), hooks.NewEvent(name, payload), index)
+				if err != nil || len(raw) == 0 {
+					return nil, err
+				}
+				return raw, nil
+			})
+		}
 	}
 	for _, cmd := range s.Commands() {
 		name := cmd.Name
@@ -170,15 +189,45 @@ func (s *Script) sdkExtension() *sdk.Extension {
 }
 
 func toOutput(r llm.ToolResult) sdk.ToolOutput {
-	out := sdk.ToolOutput{Details: r.Details, Content: []sdk.Block{}}
+	out := sdk.ToolOutput{Details: r.Details, Content: []sdk.Block{}, Terminate: r.Terminate}
 	b, _ := json.Marshal(r.Content)
 	_ = json.Unmarshal(b, &out.Content)
 	return out
 }
 
 // pendingHost serves calls made before the agent connected (none should
-// be: action methods are refused while loading).
-type pendingHost struct{ sdkHost }
+// be: action methods are refused while loading), except that it keeps the
+// MCP servers the factory registers until the agent connects.
+type pendingHost struct {
+	sdkHost
+	mu  sync.Mutex
+	mcp []pendingMCP
+}
+
+type pendingMCP struct {
+	name   string
+	config json.RawMessage
+}
+
+// RegisterMCPServer keeps the server for the agent (it is validated there,
+// when the agent connects; a failure is logged).
+func (p *pendingHost) RegisterMCPServer(_, name string, config json.RawMessage) error {
+	if name == "" {
+		return fmt.Errorf("the server needs a name")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mcp = append(p.mcp, pendingMCP{name, append(json.RawMessage(nil), config...)})
+	return nil
+}
+
+func (p *pendingHost) takeMCPServers() []pendingMCP {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.mcp
+	p.mcp = nil
+	return m
+}
 
 func (p *pendingHost) HandlerContext() extensions.HandlerContext {
 	cwd, _ := os.Getwd()
@@ -231,4 +280,7 @@ func (notConnected) Commands(context.Context) ([]sdk.CommandInfo, error) {
 func (notConnected) State(context.Context) (*sdk.State, error) { return nil, errNotConnected }
 func (notConnected) Compact(context.Context) (json.RawMessage, error) {
 	return nil, errNotConnected
+}
+func (notConnected) RegisterMCPServer(context.Context, string, json.RawMessage) error {
+	return errNotConnected
 }

@@ -3,8 +3,11 @@ package jsext_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -146,7 +149,7 @@ func TestPiStyleTypeScriptExtension(t *testing.T) {
 			a.Send(map[string]any{"type": "extension_ui_response", "id": req["id"], "confirmed": true})
 			a.WaitType(from, "agent_end")
 			res = toolResults(a.Records(from))
-			if len(res) != 1 || res[0]["isError"] == true || text(res[0]) != "deploy-now[patched by pi-style]" {
+			if len(res) != 1 || res[0]["isError"] == true || text(res[0]) != "deploy-now\n[patched by pi-style]" {
 				t.Fatalf("confirmed: %v", res)
 			}
 			from = a.Len()
@@ -259,6 +262,151 @@ func TestScriptThatExhaustsMemoryIsKilledInItsChildProcess(t *testing.T) {
 	res = toolResults(a.PromptAndWait("again"))
 	if len(res) != 1 || res[0]["isError"] == true || !strings.Contains(text(res[0]), "fine") {
 		t.Fatalf("after: %v", res)
+	}
+}
+
+// TestInProcessScriptThatAllocatesIsStopped: a tool_call handler that
+// allocates without bound in the agent's own process is interrupted at
+// its memory budget with an extension_error, while a watchdog on
+// /proc/<pid>/status holds the agent under a cap (a regression kills the
+// agent and fails the test instead of taking the machine).
+func TestInProcessScriptThatAllocatesIsStopped(t *testing.T) {
+	script := []map[string]any{bashCall("echo hog"), {"text": "after hog"}, bashCall("echo fine"), {"text": "done"}}
+	path := testdata(t, "hog.ts")
+	a := startScripts(t, script, nil, entry(path, "", map[string]any{"memoryLimitMB": 64}))
+	const capKiB = 600 << 10
+	over := watchRSS(t, a, capKiB)
+	recs := a.PromptAndWait("go")
+	if kib := over(); kib > 0 {
+		t.Fatalf("the agent reached %d MiB (cap %d MiB)", kib>>10, capKiB>>20)
+	}
+	errs := extErrors(recs)
+	if len(errs) != 1 || errs[0]["extensionPath"] != path || errs[0]["event"] != "tool_call" || !strings.Contains(fmt.Sprint(errs[0]["error"]), "too much memory") {
+		t.Fatalf("extension errors: %v", errs)
+	}
+	res := toolResults(recs)
+	if len(res) != 1 || res[0]["isError"] != true || !strings.Contains(text(res[0]), "Extension failed, blocking execution") {
+		t.Fatalf("results: %v", res)
+	}
+	a.MustSucceed(map[string]any{"type": "get_state"})
+	res = toolResults(a.PromptAndWait("again"))
+	if len(res) != 1 || res[0]["isError"] == true || !strings.Contains(text(res[0]), "fine") {
+		t.Fatalf("after: %v", res)
+	}
+}
+
+// watchRSS kills the agent when its resident memory passes capKiB; the
+// returned function reports the size seen then (0 while under the cap).
+func watchRSS(t *testing.T, a *e2e.Agent, capKiB int64) func() int64 {
+	t.Helper()
+	var seen atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	pid := a.Process().Pid
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if kib := statusKiB(pid, "VmRSS"); kib > capKiB {
+				seen.Store(kib)
+				_ = a.Process().Kill()
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		close(stop)
+		<-done
+	})
+	return seen.Load
+}
+
+// statusKiB reads a /proc/<pid>/status field in KiB (-1 when unreadable).
+func statusKiB(pid int, field string) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field+":" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n
+		}
+	}
+	return -1
+}
+
+// TestScriptCannotWriteIntoTheProtocolStream: descriptor paths are
+// refused in the script (in process and in an isolated child) and nothing
+// reaches the client.
+func TestScriptCannotWriteIntoTheProtocolStream(t *testing.T) {
+	for _, iso := range isolations {
+		t.Run(name(iso), func(t *testing.T) {
+			script := []map[string]any{bashCall("echo hi"), {"text": "done"}}
+			a := startScripts(t, script, nil, entry(testdata(t, "fdwrite.ts"), iso, nil))
+			recs := a.PromptAndWait("go")
+			res := toolResults(recs)
+			if len(res) != 1 || strings.Contains(text(res[0]), "written") || strings.Count(text(res[0]), "EACCES") != 6 {
+				t.Fatalf("results: %v", res)
+			}
+			for _, r := range a.Records(0) {
+				if r.Type() == "injected" {
+					t.Fatalf("a script wrote into the protocol stream: %v", r)
+				}
+			}
+		})
+	}
+}
+
+// TestToolsRegisteredAfterLoadAndTerminate: tools a script registers from
+// session_start reach the model, and a terminating tool result (or a
+// terminating tool_call block) ends the run without another model call.
+func TestToolsRegisteredAfterLoadAndTerminate(t *testing.T) {
+	script := []map[string]any{
+		{"toolCalls": []map[string]any{{"name": "late_tool", "arguments": map[string]any{}}}},
+		{"text": "after late"},
+		{"toolCalls": []map[string]any{{"name": "final_answer", "arguments": map[string]any{"answer": "42"}}}},
+		bashCall("echo stop-here"),
+		{"text": "third"},
+	}
+	a := startScripts(t, script, nil, entry(testdata(t, "late-tools.ts"), "", nil))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ext := a.MustSucceed(map[string]any{"type": "get_extensions"})["data"].(map[string]any)["extensions"].([]any)
+		if len(ext) == 1 && strings.Contains(fmt.Sprint(ext[0].(map[string]any)["tools"]), "final_answer") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the tools were never registered: %v", ext)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res := toolResults(a.PromptAndWait("one"))
+	if len(res) != 1 || res[0]["isError"] == true || text(res[0]) != "late ok" {
+		t.Fatalf("late tool: %v", res)
+	}
+	if n := len(a.FauxRequests()); n != 2 {
+		t.Fatalf("%d model requests after the first prompt", n)
+	}
+	res = toolResults(a.PromptAndWait("two"))
+	if len(res) != 1 || text(res[0]) != "final: 42" {
+		t.Fatalf("final tool: %v", res)
+	}
+	if n := len(a.FauxRequests()); n != 3 {
+		t.Fatalf("terminate did not end the run: %d model requests", n)
+	}
+	res = toolResults(a.PromptAndWait("three"))
+	if len(res) != 1 || text(res[0]) != "stopped" {
+		t.Fatalf("blocked: %v", res)
+	}
+	if n := len(a.FauxRequests()); n != 4 {
+		t.Fatalf("a terminating block did not end the run: %d model requests", n)
 	}
 }
 

@@ -2,12 +2,14 @@ package jsext
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/hooks/hookstest"
 )
 
 func TestLoadErrorsNameTheFileAndLine(t *testing.T) {
@@ -23,7 +25,7 @@ func TestLoadErrorsNameTheFileAndLine(t *testing.T) {
 		{"unresolvable import", "imp.ts", "import { x } from \"left-pad-nowhere\";\nexport default function (pi: any) { x(); }\n", []string{`Cannot find module "left-pad-nowhere"`, "imp.ts:1:"}},
 		{"missing relative import", "rel.ts", "import { x } from \"./nothere\";\nexport default function (pi: any) { x(); }\n", []string{`Cannot find module "./nothere"`, "rel.ts:1:"}},
 		{"bad nested file", "outer.ts", "import { f } from \"./inner\";\nexport default function (pi: any) { f(); }\n", []string{"inner.ts:2:", "outer.ts:1:"}},
-		{"unknown builtin export", "unk.ts", "import { complete } from \"@mariozechner/pi-ai\";\nexport default function (pi: any) {\n  complete();\n}\n", []string{`"complete" is not available from "@mariozechner/pi-ai"`, "unk.ts:3:"}},
+		{"unknown builtin export", "unk.ts", "import { getEnvApiKey } from \"@mariozechner/pi-ai\";\nexport default function (pi: any) {\n  getEnvApiKey();\n}\n", []string{`"getEnvApiKey" is not available from "@mariozechner/pi-ai"`, "unk.ts:3:"}},
 		{"action during load", "early.ts", "export default function (pi: any) {\n  pi.sendMessage({customType: 'x', content: 'y'});\n}\n", []string{"pi.sendMessage() is not available while the extension is loading", "early.ts:2:"}},
 	}
 	for _, c := range cases {
@@ -145,27 +147,57 @@ export default function (pi: any) {
 	}
 }
 
-func TestSeveralHandlersOfOneEventCompose(t *testing.T) {
+// TestCompositionFixtures runs the hook bus's composition table with
+// script handlers: the script runs each handler alone and the bus
+// composes (a script's own handlers and other extensions' alike).
+func TestCompositionFixtures(t *testing.T) {
+	hookstest.Run(t, func(t *testing.T, event string, groups [][]hookstest.Handler) []hooks.Subscriber {
+		h := newHarness(t)
+		var subs []hooks.Subscriber
+		for i, g := range groups {
+			subs = append(subs, h.mustLoad(fmt.Sprintf("ext%d.ts", i), hookstest.Script(event, g)))
+		}
+		return subs
+	})
+}
+
+// TestAllocatingHandlerIsStoppedAndDisabled: a handler that allocates
+// without bound in process is interrupted once the heap grew past the
+// script's budget (long before its deadline), the call fails with an
+// error naming memory, and repeated offences disable the script.
+func TestAllocatingHandlerIsStoppedAndDisabled(t *testing.T) {
 	h := newHarness(t)
-	s := h.mustLoad("multi.ts", `export default function (pi: any) {
-  pi.on("tool_result", () => ({ content: [{ type: "text", text: "one" }] }));
-  pi.on("tool_result", (e: any) => { throw new Error("middle fails"); });
-  pi.on("tool_result", (e: any) => ({ details: { saw: e.content[0].text } }));
-  pi.on("tool_call", (e: any) => { e.input.path = "/safe"; });
-  pi.on("tool_call", (e: any) => (e.input.path === "/safe" ? undefined : { block: true }));
+	p := h.write("hog.ts", `export default function (pi: any) {
+  pi.on("tool_call", () => {
+    const keep: any[] = [];
+    for (;;) keep.push(new Array(100000).fill(keep.length));
+  });
 }`)
-	res, err := handle(t, s, "tool_result", map[string]any{"toolName": "x", "content": []any{}}, 5*time.Second)
-	if err != nil || res != `{"content":[{"type":"text","text":"one"}],"details":{"saw":"one"}}` {
-		t.Fatalf("res = %s, %v", res, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	spec := extensions.Spec{Path: p, Kind: extensions.KindScript, Dir: h.dir}
+	spec.Options.MemoryLimitMB = 16
+	ext, err := h.rt.Load(ctx, spec, h.host)
+	if err != nil {
+		t.Fatal(err)
 	}
-	h.errsMu.Lock()
-	errs := h.errs
-	h.errsMu.Unlock()
-	if len(errs) != 1 || errs[0].Event != hooks.ToolResult || !strings.Contains(errs[0].Error, "middle fails (multi.ts:3:") {
-		t.Fatalf("errors = %+v", errs)
+	s := ext.(*Script)
+	defer s.Close()
+	for i := 0; i < maxStops; i++ {
+		start := time.Now()
+		// (A deadline would stop it as "ran too long": the message tells
+		// which watch stopped it.)
+		_, err := handle(t, s, "tool_call", map[string]any{"toolName": "x", "input": map[string]any{}}, 5*time.Minute)
+		if err == nil || !strings.Contains(err.Error(), "too much memory") || !strings.Contains(err.Error(), "hog.ts:4:") {
+			t.Fatalf("call %d: err = %v", i, err)
+		}
+		t.Logf("call %d stopped after %v", i, time.Since(start))
 	}
-	res, err = handle(t, s, "tool_call", map[string]any{"toolName": "x", "input": map[string]any{"path": "/etc"}}, 5*time.Second)
-	if err != nil || res != `{"input":{"path":"/safe"}}` {
-		t.Fatalf("res = %s, %v", res, err)
+	deadline := time.Now().Add(5 * time.Second)
+	for s.disabled() == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.disabled(); err == nil || !strings.Contains(err.Error(), "memory") {
+		t.Fatalf("not disabled: %v", err)
 	}
 }

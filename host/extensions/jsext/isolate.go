@@ -30,16 +30,10 @@ func (rt *Runtime) loadIsolated(ctx context.Context, spec extensions.Spec, host 
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("cannot find the atomic binary for process isolation: %v", err)
+			return nil, fmt.Errorf("cannot find the atomic binary for process isolation: %w", err)
 		}
 	}
-	limit := rt.MemoryLimit
-	if spec.Options.MemoryLimitMB > 0 {
-		limit = spec.Options.MemoryLimitMB << 20
-	}
-	if limit <= 0 {
-		limit = DefaultMemoryLimit
-	}
+	limit := rt.scriptMemoryLimit(spec)
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	errFile := filepath.Join(os.TempDir(), fmt.Sprintf("atomic-jsext-%d-%s.err", os.Getpid(), hex.EncodeToString(rnd[:])))
@@ -103,16 +97,9 @@ func (i *isolated) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage
 
 // HandleBatch implements hooks.BatchSubscriber.
 func (i *isolated) HandleBatch(ctx context.Context, evs []*hooks.Event) []error {
-	if bs, ok := i.Extension.(hooks.BatchSubscriber); ok {
-		errs := bs.HandleBatch(ctx, evs)
-		for k := range errs {
-			errs[k] = i.explain(errs[k])
-		}
-		return errs
-	}
-	errs := make([]error, len(evs))
-	for k, ev := range evs {
-		_, errs[k] = i.Handle(ctx, ev)
+	errs := hooks.HandleBatch(ctx, i.Extension, evs)
+	for k := range errs {
+		errs[k] = i.explain(errs[k])
 	}
 	return errs
 }

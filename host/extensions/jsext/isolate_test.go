@@ -111,13 +111,13 @@ func TestIsolatedScriptThatExhaustsMemoryIsKilled(t *testing.T) {
   pi.on("input", (e) => {
     if (e.text !== "hog") return { action: "transform", text: "fine" };
     const keep = [];
-    for (;;) keep.push(new Array(100000).fill(keep.length));
+    for (;;) keep.push(new Array(1000000).fill(keep.length));
   });
 }`, 64<<20)
 	if err != nil {
 		t.Fatalf("load: %v\n%s", err, h.logs)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	start := time.Now()
 	_, err = ext.Handle(ctx, hooksEvent("input", map[string]any{"text": "hog"}))

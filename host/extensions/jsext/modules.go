@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja_nodejs/require"
-	_ "github.com/dop251/goja_nodejs/url" // registers node:url
+
+	"github.com/atomic-go/atomic/host/extensions/jsext/nodecompat"
 )
 
 //go:embed js/*.js
@@ -36,27 +39,33 @@ func isInternalSource(name string) bool { return strings.HasPrefix(name, interna
 func program(file string) (*goja.Program, error) {
 	programsOnce.Do(func() {
 		programs = map[string]*goja.Program{}
-		entries, err := jsFiles.ReadDir("js")
-		if err != nil {
-			programsErr = err
-			return
-		}
-		for _, e := range entries {
-			src, err := jsFiles.ReadFile("js/" + e.Name())
+		for _, fsys := range []fs.FS{jsFiles, nodecompat.Sources()} {
+			entries, err := fs.ReadDir(fsys, "js")
 			if err != nil {
 				programsErr = err
 				return
 			}
-			code := string(src)
-			if e.Name() != "prelude.js" && e.Name() != "globals.js" {
-				code = "(function (module, exports, require) {" + code + "\n})"
+			for _, e := range entries {
+				if _, dup := programs[e.Name()]; dup {
+					programsErr = fmt.Errorf("built-in %s: written twice (jsext and nodecompat)", e.Name())
+					return
+				}
+				src, err := fs.ReadFile(fsys, "js/"+e.Name())
+				if err != nil {
+					programsErr = err
+					return
+				}
+				code := string(src)
+				if e.Name() != "prelude.js" && e.Name() != "globals.js" {
+					code = "(function (module, exports, require) {" + code + "\n})"
+				}
+				p, err := goja.Compile(internalPrefix+e.Name(), code, true)
+				if err != nil {
+					programsErr = fmt.Errorf("built-in %s: %w", e.Name(), err)
+					return
+				}
+				programs[e.Name()] = p
 			}
-			p, err := goja.Compile(internalPrefix+e.Name(), code, true)
-			if err != nil {
-				programsErr = fmt.Errorf("built-in %s: %w", e.Name(), err)
-				return
-			}
-			programs[e.Name()] = p
 		}
 	})
 	if programsErr != nil {
@@ -70,9 +79,21 @@ func program(file string) (*goja.Program, error) {
 }
 
 // jsModules maps the module names scripts import to the built-in sources
-// that implement them. The reference product's package names and the
-// Atomic names of the same packages are all accepted.
-var jsModules = map[string]string{
+// that implement them: the pi packages and TypeBox (js/), and the Node
+// modules written in JavaScript (nodecompat.JSModules).
+var jsModules = func() map[string]string {
+	m := maps.Clone(piModules)
+	for name, file := range nodecompat.JSModules() {
+		m[name] = file
+	}
+	return m
+}()
+
+// piModules are the pi packages' stand-ins. The reference product's
+// package names and the Atomic names of the same packages are all
+// accepted, and the names the reference's newest releases publish them
+// under (@earendil-works/…).
+var piModules = map[string]string{
 	"@sinclair/typebox":             "typebox.js",
 	"typebox":                       "typebox.js",
 	"@mariozechner/pi-ai":           "piai.js",
@@ -84,11 +105,13 @@ var jsModules = map[string]string{
 	"@bastani/pi-agent-core":        "agentcore.js",
 	"@mariozechner/pi-tui":          "tui.js",
 	"@bastani/pi-tui":               "tui.js",
-	"events":                        "events.js",
-	"util":                          "util.js",
-	"child_process":                 "child_process.js",
-	"fs":                            "fs.js",
-	"fs/promises":                   "fs_promises.js",
+	// pi's packages after the rename (pi 1.x).
+	"@earendil-works/pi-coding-agent": "agent.js",
+	"@earendil-works/pi-ai":           "piai.js",
+	"@earendil-works/pi-ai/compat":    "piai.js",
+	"@mariozechner/pi-ai/compat":      "piai.js",
+	"@earendil-works/pi-tui":          "tui.js",
+	"@earendil-works/pi-agent-core":   "agentcore.js",
 }
 
 // strictModules are the packages whose missing exports are an error
@@ -180,6 +203,9 @@ func resolvePath(base, name string) string {
 	if found == "" {
 		found = p
 	}
+	if checkScriptPath(found) != nil {
+		return found // refused by the loader, under the name it was given
+	}
 	if r, err := filepath.EvalSymlinks(found); err == nil {
 		return r
 	}
@@ -188,8 +214,17 @@ func resolvePath(base, name string) string {
 
 // sourceLoader reads a module file and transforms it to CommonJS (JSON
 // files are left to the require module).
-func sourceLoader(t *Transformer) require.SourceLoader {
+func sourceLoader(t *Transformer, entry string) require.SourceLoader {
+	_, entryRoot := standInPackage(entry)
 	return func(path string) ([]byte, error) {
+		if name, root := standInPackage(path); name != "" && root != entryRoot {
+			// npm installed the real package (a peer dependency): use
+			// the stand-in, whatever file of the package was named.
+			return []byte("module.exports = require(" + strconv.Quote(name) + ");"), nil
+		}
+		if err := checkScriptPath(path); err != nil {
+			return nil, err
+		}
 		src, err := require.DefaultSourceLoader(path)
 		if err != nil {
 			return nil, err
@@ -205,10 +240,33 @@ func sourceLoader(t *Transformer) require.SourceLoader {
 	}
 }
 
+// standInPackage returns the name and directory of the built-in package
+// whose installed copy contains path (node_modules/@earendil-works/pi-tui/
+// dist/index.js: "@earendil-works/pi-tui"), or "". Only the pi packages
+// count: their real code needs the product it belongs to. (The script's
+// own files are never replaced, even when they ship inside such a
+// package, as pi's examples do.)
+func standInPackage(path string) (name, root string) {
+	p := filepath.ToSlash(path)
+	i := strings.LastIndex(p, "/node_modules/")
+	if i < 0 {
+		return "", ""
+	}
+	parts := strings.SplitN(p[i+len("/node_modules/"):], "/", 3)
+	if len(parts) < 2 || !strings.HasPrefix(parts[0], "@") {
+		return "", ""
+	}
+	name = parts[0] + "/" + parts[1]
+	if _, ok := jsModules[name]; ok && strings.HasPrefix(parts[1], "pi-") || name == "@bastani/atomic" {
+		return name, p[:i] + "/node_modules/" + name
+	}
+	return "", ""
+}
+
 // newRegistry builds a script's module registry: built-in modules first,
 // then files (transformed) and node_modules.
-func newRegistry(t *Transformer, natives map[string]require.ModuleLoader) *require.Registry {
-	reg := require.NewRegistry(require.WithLoader(sourceLoader(t)), require.WithPathResolver(resolvePath))
+func newRegistry(t *Transformer, entry string, natives map[string]require.ModuleLoader) *require.Registry {
+	reg := require.NewRegistry(require.WithLoader(sourceLoader(t, entry)), require.WithPathResolver(resolvePath))
 	for name, file := range jsModules {
 		loader := jsLoader(name, file)
 		reg.RegisterNativeModule(name, loader)
@@ -243,3 +301,92 @@ func installRequire(r *goja.Runtime, reg *require.Registry) *require.RequireModu
 	})
 	return rm
 }
+
+// coreModules are the goja_nodejs modules scripts may import by name.
+var coreModules = []string{"buffer", "console"}
+
+// ProvidesModule reports whether the goja runtime provides the module a
+// script imports by this bare name ("node:path", "@mariozechner/pi-tui",
+// "typebox"…), so that a script importing only such names (and files) can
+// run in goja. Relative and absolute paths are not module names: false.
+func ProvidesModule(name string) bool {
+	if _, ok := jsModules[name]; ok {
+		return true
+	}
+	if _, ok := nodecompat.Modules()[name]; ok {
+		return true
+	}
+	bare := strings.TrimPrefix(name, "node:")
+	if bare != name && !strings.HasPrefix(bare, "@") {
+		if _, ok := jsModules[bare]; ok {
+			return true
+		}
+	}
+	for _, c := range coreModules {
+		if bare == c {
+			return true
+		}
+	}
+	return false
+}
+
+// ProvidesModule is also what the Node runtime (host/extensions/nodeext)
+// asks to choose a runtime from an extension's import graph.
+
+// providedModules lists every name ProvidesModule accepts (tests).
+func providedModules() []string {
+	var out []string
+	for name := range jsModules {
+		out = append(out, name)
+		if !strings.HasPrefix(name, "@") && name != "typebox" {
+			out = append(out, "node:"+name)
+		}
+	}
+	for name := range nodecompat.Modules() {
+		out = append(out, name)
+	}
+	for _, c := range coreModules {
+		out = append(out, c, "node:"+c)
+	}
+	return out
+}
+
+func (s *Script) runBuiltin(r *goja.Runtime, file string, args ...goja.Value) (goja.Value, error) {
+	fn, err := builtinFunction(r, file)
+	if err != nil {
+		return nil, err
+	}
+	return fn(goja.Undefined(), args...)
+}
+
+// builtinFunction evaluates a built-in source (a function expression, or
+// a CommonJS module wrapped in one).
+func builtinFunction(r *goja.Runtime, file string) (goja.Callable, error) {
+	p, err := program(file)
+	if err != nil {
+		return nil, err
+	}
+	fv, err := r.RunProgram(p)
+	if err != nil {
+		return nil, err
+	}
+	fn, _ := goja.AssertFunction(fv)
+	return fn, nil
+}
+
+// builtinModule runs one of the built-in CommonJS sources (one that needs
+// no require) and returns its exports.
+func builtinModule(r *goja.Runtime, file string) (goja.Value, error) {
+	fn, err := builtinFunction(r, file)
+	if err != nil {
+		return nil, err
+	}
+	module := r.NewObject()
+	_ = module.Set("exports", r.NewObject())
+	if _, err := fn(goja.Undefined(), module, module.Get("exports"), goja.Undefined()); err != nil {
+		return nil, err
+	}
+	return module.Get("exports"), nil
+}
+
+// displayPath shows a path relative to the script's directory when it is

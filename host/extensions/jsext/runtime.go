@@ -50,8 +50,11 @@ type Runtime struct {
 	// Executable is the atomic binary that serves isolated scripts
 	// (default: this program).
 	Executable string
-	// MemoryLimit is the memory limit of an isolated script, in bytes
-	// (default DefaultMemoryLimit).
+	// MemoryLimit is the memory limit of a script, in bytes (default
+	// DefaultMemoryLimit; an extension's memoryLimitMB overrides it): the
+	// whole child process of an isolated script; for a script in process,
+	// how much one of its jobs may grow the agent's live heap before it is
+	// interrupted.
 	MemoryLimit int64
 
 	flagMu sync.Mutex // FlagValues change when an isolated script connects
@@ -62,8 +65,19 @@ type Runtime struct {
 	shared *sharedBus
 }
 
-// DefaultMemoryLimit bounds an isolated script's memory.
+// DefaultMemoryLimit bounds a script's memory.
 const DefaultMemoryLimit = 512 << 20
+
+// scriptMemoryLimit is a script's memory budget in bytes.
+func (rt *Runtime) scriptMemoryLimit(spec extensions.Spec) int64 {
+	switch {
+	case spec.Options.MemoryLimitMB > 0:
+		return spec.Options.MemoryLimitMB << 20
+	case rt.MemoryLimit > 0:
+		return rt.MemoryLimit
+	}
+	return DefaultMemoryLimit
+}
 
 var _ extensions.Runtime = (*Runtime)(nil)
 

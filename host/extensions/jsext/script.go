@@ -2,10 +2,10 @@ package jsext
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,11 +16,9 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja_nodejs/console"
 	"github.com/dop251/goja_nodejs/require"
-	"github.com/dop251/goja_nodejs/util"
 
 	"github.com/atomic-go/atomic/host/extensions"
-	"github.com/atomic-go/atomic/host/hooks"
-	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/extensions/jsext/nodecompat"
 )
 
 // Script is one loaded script extension running in this process.
@@ -30,6 +28,7 @@ type Script struct {
 	entry string // the file the script starts from
 	base  string // directory positions are shown relative to
 	log   *slog.Logger
+	sends sendCount // messages sent and not yet taken by the host (runCommand waits)
 	vm    *vm
 
 	hostMu sync.Mutex
@@ -45,14 +44,15 @@ type Script struct {
 	tokens map[int64]context.CancelFunc
 	tokSeq int64
 
-	mu       sync.Mutex
-	events   []string
-	commands []extensions.CommandSpec
-	tools    []extensions.ToolSpec
-	flags    []extensions.FlagSpec
-	stops    []time.Time
-	dead     error
-	loaded   bool
+	mu            sync.Mutex
+	events        []string
+	handlerCounts map[string]int // event → pi.on calls
+	commands      []extensions.CommandSpec
+	tools         []extensions.ToolSpec
+	flags         []extensions.FlagSpec
+	stops         []time.Time
+	dead          error
+	loaded        bool
 
 	deadNoted atomic.Bool
 }
@@ -62,14 +62,6 @@ type jsFuncs struct {
 	dispatch, runCommand, complete, executeTool, deliverShared, finishLoading goja.Callable
 	stringify                                                                 goja.Callable
 	pi                                                                        goja.Value
-}
-
-// call is one handler, command or tool invocation in flight.
-type call struct {
-	ctx    context.Context
-	host   extensions.Host
-	update func(llm.ToolResult)
-	stops  []func() bool
 }
 
 var _ extensions.Extension = (*Script)(nil)
@@ -126,21 +118,24 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 	}
 	src, err := os.ReadFile(entry)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the script: %v", err)
+		return nil, fmt.Errorf("cannot read the script: %w", err)
 	}
 	// Transform first: a syntax or type error is reported with its
 	// position before any runtime is made.
 	if _, _, err := rt.transformer().Transform(entry, src); err != nil {
 		return nil, s.displayError(err)
 	}
-	natives := nodeModules()
+	natives := nodecompat.Modules()
+	maps.Copy(natives, nodecompat.Internals(nodeHost{s}))
 	natives["console"] = console.RequireWithPrinter(s.printer())
-	natives["atomic:nodeutil"] = util.Require
 	natives["atomic:internal"] = func(r *goja.Runtime, module *goja.Object) { module.Set("exports", s.natives(r)) }
-	natives["atomic:fs"] = func(r *goja.Runtime, module *goja.Object) { module.Set("exports", s.fsNatives(r)) }
-	reg := newRegistry(rt.transformer(), natives)
+	reg := newRegistry(rt.transformer(), entry, natives)
 	s.vm = newVM(reg, s.log)
 	s.vm.base = s.base
+	if !rt.child {
+		// (An isolated script's child process has a hard limit instead.)
+		s.vm.memLimit = rt.scriptMemoryLimit(spec)
+	}
 	_, err = s.vm.await(ctx, func(r *goja.Runtime) (goja.Value, error) {
 		return s.start(r, reg)
 	}, func(r *goja.Runtime, val goja.Value, rejected bool) (any, error) {
@@ -174,7 +169,15 @@ func (s *Script) start(r *goja.Runtime, reg *require.Registry) (goja.Value, erro
 	if _, err := s.runBuiltin(r, "globals.js", native); err != nil {
 		return nil, err
 	}
-	api, err := s.runBuiltin(r, "prelude.js", native)
+	sessionControl, err := builtinModule(r, "sessionctl.js")
+	if err != nil {
+		return nil, err
+	}
+	ui, err := builtinModule(r, "ui.js")
+	if err != nil {
+		return nil, err
+	}
+	api, err := s.runBuiltin(r, "prelude.js", native, sessionControl, ui)
 	if err != nil {
 		return nil, err
 	}
@@ -194,15 +197,42 @@ func (s *Script) start(r *goja.Runtime, reg *require.Registry) (goja.Value, erro
 	if err != nil {
 		return nil, s.jsError(err)
 	}
+	settled, _ := goja.AssertFunction(r.Get("__atomicSettled"))
+	if wait, err := settled(goja.Undefined()); err == nil && wait != nil && !goja.IsUndefined(wait) {
+		// Top-level await: the factory runs when the modules are ready.
+		then, _ := goja.AssertFunction(wait.ToObject(r).Get("then"))
+		return then(wait, r.ToValue(func(goja.FunctionCall) goja.Value {
+			factory, ok := factoryOf(exports)
+			if !ok {
+				panic(r.NewGoError(s.noFactory()))
+			}
+			v, err := factory(goja.Undefined(), s.fn.pi)
+			if ex, isEx := err.(*goja.Exception); isEx {
+				panic(ex) // rejected with the script's own error
+			} else if err != nil {
+				panic(r.NewGoError(err))
+			}
+			return v
+		}))
+	}
+	return s.runFactory(exports)
+}
+
+// runFactory calls the factory the entry module exports.
+func (s *Script) runFactory(exports goja.Value) (goja.Value, error) {
 	factory, ok := factoryOf(exports)
 	if !ok {
-		return nil, fmt.Errorf("%s does not export a factory function: write `export default function (pi) { … }` (or `module.exports = function (pi) { … }`)", displayPath(s.entry, s.base))
+		return nil, s.noFactory()
 	}
 	v, err := factory(goja.Undefined(), s.fn.pi)
 	if err != nil {
 		return nil, fmt.Errorf("the extension's factory failed: %s", s.errText(err))
 	}
 	return v, nil
+}
+
+func (s *Script) noFactory() error {
+	return fmt.Errorf("%s does not export a factory function: write `export default function (pi) { … }` (or `module.exports = function (pi) { … }`)", displayPath(s.entry, s.base))
 }
 
 func factoryOf(exports goja.Value) (goja.Callable, bool) {
@@ -226,20 +256,6 @@ func factoryOf(exports goja.Value) (goja.Callable, bool) {
 	return nil, false
 }
 
-func (s *Script) runBuiltin(r *goja.Runtime, file string, native goja.Value) (goja.Value, error) {
-	p, err := program(file)
-	if err != nil {
-		return nil, err
-	}
-	fv, err := r.RunProgram(p)
-	if err != nil {
-		return nil, err
-	}
-	fn, _ := goja.AssertFunction(fv)
-	return fn(goja.Undefined(), native)
-}
-
-// displayPath shows a path relative to the script's directory when it is
 // inside it.
 func displayPath(p, base string) string {
 	if base != "" {
@@ -334,7 +350,7 @@ func (s *Script) noteStop() {
 	s.stops = append(recent, now)
 	disable := len(s.stops) >= maxStops && s.dead == nil
 	if disable {
-		s.dead = fmt.Errorf("extension disabled: it was stopped %d times in %v for running too long; restart the agent (or reload) to try again", len(s.stops), stopWindow)
+		s.dead = fmt.Errorf("extension disabled: it was stopped %d times in %v for running too long or using too much memory; restart the agent (or reload) to try again", len(s.stops), stopWindow)
 	}
 	s.mu.Unlock()
 	if disable {
@@ -342,228 +358,6 @@ func (s *Script) noteStop() {
 		s.rt.bus().remove(s)
 		go s.vm.close()
 	}
-}
-
-// invoke runs one call into the script: register the call, start it on
-// the loop, wait for its settled result (bounded by ctx).
-func (s *Script) invoke(ctx context.Context, host extensions.Host, update func(llm.ToolResult),
-	startJS func(r *goja.Runtime, id goja.Value) (goja.Value, error),
-	finish func(r *goja.Runtime, val goja.Value, rejected bool) (any, error)) (any, error) {
-	if err := s.disabled(); err != nil {
-		return nil, err
-	}
-	if host == nil {
-		host = s.defaultHost()
-	}
-	var id int64 // loop only
-	v, err := s.vm.await(ctx, func(r *goja.Runtime) (goja.Value, error) {
-		s.nextID++
-		id = s.nextID
-		s.calls[id] = &call{ctx: ctx, host: host, update: update}
-		val, err := startJS(r, r.ToValue(id))
-		if err != nil {
-			s.endCall(id)
-			return nil, s.jsError(err)
-		}
-		return val, nil
-	}, func(r *goja.Runtime, val goja.Value, rejected bool) (any, error) {
-		s.endCall(id)
-		return finish(r, val, rejected)
-	})
-	if ctx.Err() != nil {
-		s.vm.run(func(*goja.Runtime) { s.endCall(id) })
-	}
-	if errors.Is(err, errClosed) {
-		if d := s.disabled(); d != nil {
-			return nil, d
-		}
-	}
-	return v, err
-}
-
-func (s *Script) endCall(id int64) {
-	c := s.calls[id]
-	if c == nil {
-		return
-	}
-	delete(s.calls, id)
-	for _, stop := range c.stops {
-		stop()
-	}
-}
-
-// callOf returns the call with this id, or a background call for code
-// running outside any handler (timers, late continuations).
-func (s *Script) callOf(v goja.Value) *call {
-	id := v.ToInteger()
-	if c := s.calls[id]; c != nil && id != 0 {
-		return c
-	}
-	return &call{ctx: context.Background(), host: s.defaultHost()}
-}
-
-// toJSON encodes a handler's result (nil for undefined and null).
-func (s *Script) toJSON(val goja.Value) (json.RawMessage, error) {
-	if val == nil || goja.IsUndefined(val) || goja.IsNull(val) {
-		return nil, nil
-	}
-	out, err := s.fn.stringify(goja.Undefined(), val)
-	if err != nil {
-		return nil, fmt.Errorf("the handler's result cannot be sent as JSON: %s", s.errText(err))
-	}
-	if out == nil || goja.IsUndefined(out) {
-		return nil, nil
-	}
-	return json.RawMessage(out.String()), nil
-}
-
-// handle runs the script's handlers for one event.
-func (s *Script) handle(ctx context.Context, host extensions.Host, ev *hooks.Event) (json.RawMessage, error) {
-	if err := s.disabled(); err != nil && hooks.Kinds[ev.Name] == hooks.Notify && s.deadNoted.Swap(true) {
-		// A disabled script is reported once for notifications (they
-		// would flood the client); intercepting events keep failing.
-		return nil, nil
-	}
-	payload, err := ev.JSON()
-	if err != nil {
-		return nil, err
-	}
-	name := ev.Name
-	v, err := s.invoke(ctx, host, nil, func(r *goja.Runtime, id goja.Value) (goja.Value, error) {
-		return s.fn.dispatch(goja.Undefined(), id, r.ToValue(name), r.ToValue(string(payload)))
-	}, func(r *goja.Runtime, val goja.Value, rejected bool) (any, error) {
-		if rejected {
-			return nil, errors.New(s.thrownText(val))
-		}
-		return s.toJSON(val)
-	})
-	if err != nil {
-		return nil, err
-	}
-	raw, _ := v.(json.RawMessage)
-	return raw, nil
-}
-
-// Handle implements hooks.Subscriber.
-func (s *Script) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage, error) {
-	return s.handle(ctx, nil, ev)
-}
-
-// RunCommand implements extensions.Extension.
-func (s *Script) RunCommand(ctx context.Context, name, args string) error {
-	return s.runCommand(ctx, nil, name, args)
-}
-
-func (s *Script) runCommand(ctx context.Context, host extensions.Host, name, args string) error {
-	_, err := s.invoke(ctx, host, nil, func(r *goja.Runtime, id goja.Value) (goja.Value, error) {
-		return s.fn.runCommand(goja.Undefined(), id, r.ToValue(name), r.ToValue(args))
-	}, func(r *goja.Runtime, val goja.Value, rejected bool) (any, error) {
-		if rejected {
-			return nil, errors.New(s.thrownText(val))
-		}
-		return nil, nil
-	})
-	return err
-}
-
-// Complete implements extensions.Extension.
-func (s *Script) Complete(ctx context.Context, name, prefix string) ([]extensions.Completion, bool, error) {
-	return s.complete(ctx, nil, name, prefix)
-}
-
-func (s *Script) complete(ctx context.Context, host extensions.Host, name, prefix string) ([]extensions.Completion, bool, error) {
-	v, err := s.invoke(ctx, host, nil, func(r *goja.Runtime, id goja.Value) (goja.Value, error) {
-		return s.fn.complete(goja.Undefined(), id, r.ToValue(name), r.ToValue(prefix))
-	}, func(r *goja.Runtime, val goja.Value, rejected bool) (any, error) {
-		if rejected {
-			return nil, errors.New(s.thrownText(val))
-		}
-		return s.toJSON(val)
-	})
-	if err != nil {
-		return nil, true, err
-	}
-	raw, _ := v.(json.RawMessage)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, true, nil
-	}
-	var items []struct {
-		Value       any    `json:"value"`
-		Label       string `json:"label"`
-		Description string `json:"description"`
-	}
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, true, fmt.Errorf("getArgumentCompletions must return an array of {value, label, description?} or null")
-	}
-	out := make([]extensions.Completion, 0, len(items))
-	for _, it := range items {
-		value := fmt.Sprint(it.Value)
-		if s, ok := it.Value.(string); ok {
-			value = s
-		}
-		label := it.Label
-		if label == "" {
-			label = value
-		}
-		out = append(out, extensions.Completion{Value: value, Label: label, Description: it.Description})
-	}
-	return out, false, nil
-}
-
-// ExecuteTool implements extensions.Extension.
-func (s *Script) ExecuteTool(ctx context.Context, name, callID string, args map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
-	return s.executeTool(ctx, nil, name, callID, args, update)
-}
-
-func (s *Script) executeTool(ctx context.Context, host extensions.Host, name, callID string, args map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
-	params, err := json.Marshal(args)
-	if err != nil {
-		return llm.ToolResult{}, err
-	}
-	if args == nil {
-		params = []byte("{}")
-	}
-	v, err := s.invoke(ctx, host, update, func(r *goja.Runtime, id goja.Value) (goja.Value, error) {
-		return s.fn.executeTool(goja.Undefined(), id, r.ToValue(name), r.ToValue(callID), r.ToValue(string(params)))
-	}, func(r *goja.Runtime, val goja.Value, rejected bool) (any, error) {
-		if rejected {
-			s.log.Info("tool failed", "tool", name, "error", s.thrownText(val))
-			return nil, errors.New(thrownMessage(val))
-		}
-		return s.toJSON(val)
-	})
-	if err != nil {
-		return llm.ToolResult{}, err
-	}
-	raw, _ := v.(json.RawMessage)
-	return toolResultFrom(raw)
-}
-
-// toolResultFrom reads a tool's result: {content, details}; a plain
-// string is taken as text.
-func toolResultFrom(raw json.RawMessage) (llm.ToolResult, error) {
-	var res llm.ToolResult
-	if len(raw) == 0 {
-		res.Content = []llm.ContentBlock{}
-		return res, nil
-	}
-	if raw[0] == '"' {
-		var text string
-		_ = json.Unmarshal(raw, &text)
-		return llm.TextResult(text), nil
-	}
-	var r struct {
-		Content llm.Content `json:"content"`
-		Details any         `json:"details"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return res, fmt.Errorf("the tool's result must be {content: [...], details?}: %v", err)
-	}
-	res.Content, res.Details = r.Content.Blocks, r.Details
-	if res.Content == nil {
-		res.Content = []llm.ContentBlock{}
-	}
-	return res, nil
 }
 
 // Close implements extensions.Extension.

@@ -3,6 +3,7 @@ package jsext
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"google.golang.org/grpc/metadata"
@@ -204,6 +205,12 @@ func (h *sdkHost) Compact(ctx context.Context) (json.RawMessage, error) {
 	return h.h.Compact(h.callCtx(ctx))
 }
 
+// RegisterMCPServer implements extensions.MCPServerRegistrar for an
+// isolated script: the agent names the script's own path.
+func (h *sdkHost) RegisterMCPServer(_, name string, config json.RawMessage) error {
+	return h.h.RegisterMCPServer(h.callCtx(context.Background()), name, config)
+}
+
 // mergeMetadata puts the call's outgoing gRPC metadata (its call id) on
 // ctx.
 func mergeMetadata(ctx, call context.Context) context.Context {
@@ -214,4 +221,60 @@ func mergeMetadata(ctx, call context.Context) context.Context {
 		return metadata.NewOutgoingContext(ctx, md)
 	}
 	return ctx
+}
+
+// An isolated script's session control goes to the agent through the
+// SDK's SessionControl (when the agent offers it).
+var _ extensions.SessionController = (*sdkHost)(nil)
+
+func (h *sdkHost) sessionControl() (sdk.SessionControl, error) {
+	sc, ok := h.h.(sdk.SessionControl)
+	if !ok {
+		return nil, errors.New(extensions.SessionControlUnavailable)
+	}
+	return sc, nil
+}
+
+func sdkChange(cancelled bool, err error) (extensions.SessionChange, error) {
+	return extensions.SessionChange{Cancelled: cancelled}, err
+}
+
+func (h *sdkHost) NewSession(ctx context.Context, parent string) (extensions.SessionChange, error) {
+	sc, err := h.sessionControl()
+	if err != nil {
+		return extensions.SessionChange{}, err
+	}
+	return sdkChange(sc.NewSession(h.callCtx(ctx), parent))
+}
+
+func (h *sdkHost) Fork(ctx context.Context, entryID, position string) (extensions.SessionChange, error) {
+	sc, err := h.sessionControl()
+	if err != nil {
+		return extensions.SessionChange{}, err
+	}
+	return sdkChange(sc.Fork(h.callCtx(ctx), entryID, position))
+}
+
+func (h *sdkHost) SwitchSession(ctx context.Context, path string) (extensions.SessionChange, error) {
+	sc, err := h.sessionControl()
+	if err != nil {
+		return extensions.SessionChange{}, err
+	}
+	return sdkChange(sc.SwitchSession(h.callCtx(ctx), path))
+}
+
+func (h *sdkHost) NavigateTree(ctx context.Context, targetID string, o extensions.NavigateOptions) (extensions.SessionChange, error) {
+	sc, err := h.sessionControl()
+	if err != nil {
+		return extensions.SessionChange{}, err
+	}
+	return sdkChange(sc.NavigateTree(h.callCtx(ctx), targetID, sdk.NavigateOptions(o)))
+}
+
+func (h *sdkHost) Reload(ctx context.Context) error {
+	sc, err := h.sessionControl()
+	if err != nil {
+		return err
+	}
+	return sc.Reload(h.callCtx(ctx))
 }

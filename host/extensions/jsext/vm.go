@@ -34,6 +34,9 @@ type vm struct {
 	base string
 	// done is closed when the vm is closed.
 	done chan struct{}
+	// memLimit is how much a job may grow the heap (bytes; 0: no limit).
+	// Set before the first job.
+	memLimit int64
 
 	mu          sync.Mutex
 	running     bool
@@ -84,7 +87,9 @@ func (v *vm) guard(fn func()) {
 	}
 	v.running, v.since = true, time.Now()
 	v.mu.Unlock()
+	scriptMemory.begin(v)
 	defer func() {
+		scriptMemory.end(v)
 		if p := recover(); p != nil {
 			v.log.Error("script runtime: internal error", "panic", p, "stack", string(debug.Stack()))
 		}
@@ -98,7 +103,7 @@ func (v *vm) guard(fn func()) {
 		}
 		v.mu.Unlock()
 		if stopped {
-			v.log.Warn("script interrupted: it kept running past a deadline")
+			v.log.Warn("script interrupted: it ran past a deadline or over its memory budget")
 			if v.onStop != nil {
 				go v.onStop()
 			}
@@ -121,15 +126,16 @@ func (v *vm) interruptIfStuck(minRun time.Duration) bool {
 	return true
 }
 
-// busyFor returns how long the current job has been running (0 when
-// idle).
-func (v *vm) busyFor() time.Duration {
+// interruptForMemory stops the running job: it made the heap grow past
+// the script's budget.
+func (v *vm) interruptForMemory() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.running {
-		return 0
+	if !v.running || v.interrupted {
+		return
 	}
-	return time.Since(v.since)
+	v.interrupted = true
+	v.rt.Interrupt(errMemory)
 }
 
 // close stops the loop. A job that is stuck is interrupted first so that
@@ -360,10 +366,14 @@ var errClosed = errors.New("the script is stopped")
 func errorText(err error, base string) string {
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
-		if pos := firstPosition(ie.Stack(), base); pos != "" {
-			return "stopped: the script ran too long (at " + pos + ")"
+		what := "stopped: the script ran too long"
+		if ie.Value() == errMemory {
+			what = "stopped: the script used too much memory (see the extension's memoryLimitMB)"
 		}
-		return "stopped: the script ran too long"
+		if pos := firstPosition(ie.Stack(), base); pos != "" {
+			return what + " (at " + pos + ")"
+		}
+		return what
 	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {

@@ -201,7 +201,7 @@ func setStop(b *llm.Builder, reason string) error {
 	case "tool_use":
 		b.SetStopReason(llm.StopToolUse)
 	case "refusal":
-		return &llm.APIError{Message: "The model refused to answer (stop_reason: refusal)"}
+		return &llm.APIError{Message: "The model refused to answer (stop_reason: refusal)", Refused: true}
 	case "model_context_window_exceeded":
 		return &llm.APIError{Message: "model_context_window_exceeded: the conversation exceeds the context window"}
 	default:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
@@ -13,7 +14,9 @@ import (
 
 // adaptiveModel matches the models that think adaptively with an effort
 // setting instead of a token budget.
-var adaptiveModel = regexp.MustCompile(`claude-(opus|sonnet|haiku|fable|mythos)-(4-[6-9]|[5-9])`)
+var adaptiveModel = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`claude-(opus|sonnet|haiku|fable|mythos)-(4-[6-9]|[5-9])`)
+})
 
 // thinkingMode says how the model's thinking is configured: "adaptive",
 // "budget", or "" for none. The compat option "thinkingFormat"
@@ -28,7 +31,7 @@ func thinkingMode(m *llm.Model) string {
 	case "anthropic-budget", "budget":
 		return "budget"
 	}
-	if adaptiveModel.MatchString(m.ID) {
+	if adaptiveModel().MatchString(m.ID) {
 		return "adaptive"
 	}
 	return "budget"

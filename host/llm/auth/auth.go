@@ -16,6 +16,8 @@ import (
 
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/fsutil"
+	"github.com/atomic-go/atomic/sdk/rpcwire"
 )
 
 // EnvVars lists, per provider, the environment variables that may hold its
@@ -44,11 +46,7 @@ const (
 )
 
 // Status describes how a provider is authenticated.
-type Status struct {
-	Configured bool   `json:"configured"`
-	Source     string `json:"source,omitempty"`
-	Label      string `json:"label,omitempty"`
-}
+type Status = rpcwire.AuthStatus
 
 // Resolver answers which key a provider uses. It is safe for concurrent
 // use.
@@ -110,9 +108,12 @@ func (r *Resolver) storedEntries() map[string]json.RawMessage {
 		r.warned["mode"] = true
 		r.Log.Warn("auth.json is readable by other users; run chmod 600 on it", "path", r.AuthFile)
 	}
-	data, err := os.ReadFile(r.AuthFile)
+	data, err := fsutil.ReadRegular(r.AuthFile, fsutil.MaxSettingsFile)
 	if err != nil {
-		r.Log.Warn("cannot read auth.json", "path", r.AuthFile, "err", err)
+		if !r.warned["read"] { // once, not at every credential lookup
+			r.warned["read"] = true
+			r.Log.Warn("cannot read auth.json", "path", r.AuthFile, "err", err)
+		}
 		return nil
 	}
 	m := map[string]json.RawMessage{}

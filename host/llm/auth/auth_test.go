@@ -116,3 +116,21 @@ func TestHeadersAndCommandFailure(t *testing.T) {
 		t.Errorf("command failure must not echo output: %v", err)
 	}
 }
+
+func TestValuesExpand(t *testing.T) {
+	env := map[string]string{"TOKEN": "s3cret", "USER_1": "ann"}
+	v := &Values{Getenv: func(k string) string { return env[k] }}
+	for raw, want := range map[string]string{
+		"Bearer ${TOKEN}": "Bearer s3cret", "$TOKEN": "s3cret", "a$USER_1-b": "aann-b",
+		"cost $$5": "cost $5", "$!x": "!x", "${not valid}": "${not valid}", "tail$": "tail$", "plain": "plain",
+		"!echo hi": "hi",
+	} {
+		got, err := v.Expand(raw)
+		if err != nil || got != want {
+			t.Errorf("Expand(%q) = %q, %v; want %q", raw, got, err, want)
+		}
+	}
+	if _, err := v.Expand("x ${MISSING} $OTHER"); err == nil || !strings.Contains(err.Error(), "MISSING, OTHER") {
+		t.Errorf("missing variables: %v", err)
+	}
+}

@@ -16,8 +16,10 @@ import (
 const CommandTimeout = 10 * time.Second
 
 var (
-	envRef      = regexp.MustCompile(`^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$`)
-	bareEnvName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+	envRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$`)
+	})
+	bareEnvName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`) })
 )
 
 // Values resolves configuration values that may name a secret instead of
@@ -54,14 +56,14 @@ func (v *Values) KindOf(raw string) (Kind, string) {
 	if strings.HasPrefix(raw, "!") {
 		return KindCommand, ""
 	}
-	if m := envRef.FindStringSubmatch(raw); m != nil {
+	if m := envRef().FindStringSubmatch(raw); m != nil {
 		name := m[1]
 		if name == "" {
 			name = m[2]
 		}
 		return KindEnv, name
 	}
-	if bareEnvName.MatchString(raw) && v.getenv(raw) != "" {
+	if bareEnvName().MatchString(raw) && v.getenv(raw) != "" {
 		return KindEnv, raw
 	}
 	return KindLiteral, ""
@@ -114,7 +116,7 @@ func (v *Values) run(command string) (string, error) {
 	case ctx.Err() != nil:
 		r.err = fmt.Errorf("command timed out after %s", CommandTimeout)
 	case err != nil:
-		r.err = fmt.Errorf("command failed: %v", err)
+		r.err = fmt.Errorf("command failed: %w", err)
 	default:
 		r.out = strings.TrimSpace(stdout.String())
 		if r.out == "" {
@@ -126,4 +128,68 @@ func (v *Values) run(command string) (string, error) {
 	}
 	v.cache[command] = r
 	return r.out, r.err
+}
+
+// Expand resolves a value that may embed environment variables: a value
+// that starts with "!" is a command (the whole value, as in Resolve);
+// otherwise every "$VAR" and "${VAR}" is replaced by the variable, "$$"
+// stands for "$" and "$!" for "!". A variable that is unset or empty is an
+// error naming it (never the value). MCP server env and headers use it.
+func (v *Values) Expand(raw string) (string, error) {
+	if strings.HasPrefix(raw, "!") {
+		return v.run(strings.TrimSpace(raw[1:]))
+	}
+	var b strings.Builder
+	var missing []string
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '$' || i+1 >= len(raw) {
+			b.WriteByte(c)
+			continue
+		}
+		next := raw[i+1]
+		switch {
+		case next == '$' || next == '!':
+			b.WriteByte(next)
+			i++
+		case next == '{':
+			end := strings.IndexByte(raw[i+2:], '}')
+			name := ""
+			if end >= 0 {
+				name = raw[i+2 : i+2+end]
+			}
+			if end < 0 || envName().FindString(name) != name {
+				b.WriteByte(c)
+				continue
+			}
+			missing = v.expandVar(&b, name, missing)
+			i += 2 + end
+		default:
+			n := envName().FindString(raw[i+1:])
+			if n == "" {
+				b.WriteByte(c)
+				continue
+			}
+			missing = v.expandVar(&b, n, missing)
+			i += len(n)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return b.String(), nil
+	case 1:
+		return "", fmt.Errorf("environment variable %s is not set", missing[0])
+	}
+	return "", fmt.Errorf("environment variables %s are not set", strings.Join(missing, ", "))
+}
+
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`) })
+
+func (v *Values) expandVar(b *strings.Builder, name string, missing []string) []string {
+	val := v.getenv(name)
+	if val == "" {
+		return append(missing, name)
+	}
+	b.WriteString(val)
+	return missing
 }

@@ -56,13 +56,23 @@ type Step struct {
 	Text       string     `json:"text,omitempty"`
 	Thinking   string     `json:"thinking,omitempty"`
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
-	Chunks     int        `json:"chunks,omitempty"`  // deltas the text is streamed in
-	DelayMs    int        `json:"delayMs,omitempty"` // pause between deltas
-	Error      string     `json:"error,omitempty"`   // provider error after the text
-	Status     int        `json:"status,omitempty"`  // HTTP status of the error
+	Chunks     int        `json:"chunks,omitempty"`    // deltas the text is streamed in
+	ArgChunks  int        `json:"argChunks,omitempty"` // deltas each tool call's argument JSON is streamed in
+	DelayMs    int        `json:"delayMs,omitempty"`   // pause between deltas
+	Error      string     `json:"error,omitempty"`     // provider error after the text
+	Status     int        `json:"status,omitempty"`    // HTTP status of the error
 	RetryAfter float64    `json:"retryAfter,omitempty"`
+	Refusal    string     `json:"refusal,omitempty"` // the provider refuses, with this explanation
 	StopReason string     `json:"stopReason,omitempty"`
 	Usage      *llm.Usage `json:"usage,omitempty"`
+	// Signatures, when set, are attached to the blocks as providers
+	// attach theirs: thinking and text signatures (Anthropic, OpenAI
+	// responses) and a tool call's thought signature (Gemini).
+	ThinkingSignature string `json:"thinkingSignature,omitempty"`
+	TextSignature     string `json:"textSignature,omitempty"`
+	ToolCallSignature string `json:"toolCallSignature,omitempty"`
+	// RedactedThinking adds a redacted thinking block before the rest.
+	RedactedThinking bool `json:"redactedThinking,omitempty"`
 }
 
 // Provider is the faux implementation of llm.Provider.
@@ -158,7 +168,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, b *llm.Builder)
 			return nil
 		}
 	}
-	streamBlock := func(idx int, text string, chunks int) error {
+	streamBlock := func(idx int, text string, chunks int, sig string) error {
 		for _, piece := range split(text, chunks) {
 			if err := pause(); err != nil {
 				return err
@@ -167,16 +177,24 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, b *llm.Builder)
 			b.SetUsage(usage())
 			b.Delta(idx, piece)
 		}
+		if sig != "" {
+			b.SetSignature(idx, sig)
+		}
 		b.End(idx)
 		return nil
 	}
+	if step.RedactedThinking {
+		idx := b.StartThinking()
+		b.SetRedacted(idx)
+		b.End(idx)
+	}
 	if step.Thinking != "" {
-		if err := streamBlock(b.StartThinking(), step.Thinking, step.Chunks); err != nil {
+		if err := streamBlock(b.StartThinking(), step.Thinking, step.Chunks, step.ThinkingSignature); err != nil {
 			return err
 		}
 	}
 	if step.Text != "" {
-		if err := streamBlock(b.StartText(), step.Text, step.Chunks); err != nil {
+		if err := streamBlock(b.StartText(), step.Text, step.Chunks, step.TextSignature); err != nil {
 			return err
 		}
 	}
@@ -190,12 +208,15 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, b *llm.Builder)
 			args = map[string]any{}
 		}
 		raw, _ := json.Marshal(args)
-		if err := streamBlock(b.StartToolCall(id, tc.Name), string(raw), 1); err != nil {
+		if err := streamBlock(b.StartToolCall(id, tc.Name), string(raw), max(step.ArgChunks, 1), step.ToolCallSignature); err != nil {
 			return err
 		}
 	}
 	if step.Usage != nil {
 		b.SetUsage(*step.Usage)
+	}
+	if step.Refusal != "" {
+		return &llm.APIError{Message: step.Refusal, Refused: true}
 	}
 	if step.Error != "" {
 		return &llm.APIError{Status: step.Status, Message: step.Error, RetryAfter: step.RetryAfter}

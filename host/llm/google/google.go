@@ -235,7 +235,7 @@ func consume(stream seq, b *llm.Builder) error {
 				if cand.FinishMessage != "" {
 					msg += ": " + cand.FinishMessage
 				}
-				streamErr = &llm.APIError{Message: "The model stopped: " + msg}
+				streamErr = &llm.APIError{Message: "The model stopped: " + msg, Refused: refusedBy(cand.FinishReason)}
 				return false
 			}
 		}
@@ -249,4 +249,15 @@ func consume(stream seq, b *llm.Builder) error {
 	}
 	closeOpen()
 	return nil
+}
+
+// refusedBy reports whether a finish reason is a refusal (a safety or
+// policy block rather than a failure).
+func refusedBy(r genai.FinishReason) bool {
+	switch r {
+	case genai.FinishReasonSafety, genai.FinishReasonRecitation, genai.FinishReasonBlocklist,
+		genai.FinishReasonProhibitedContent, genai.FinishReasonSPII, genai.FinishReasonImageSafety:
+		return true
+	}
+	return false
 }

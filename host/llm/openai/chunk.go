@@ -1,6 +1,11 @@
 package openai
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
 
 // chunk is one Chat Completions stream event, with only the fields the
 // provider reads. The SDK's own ChatCompletionChunk decodes through a
@@ -63,8 +68,17 @@ type chunkUsage struct {
 // text is a string that reads null and other JSON types as "".
 type text string
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. encoding/json has checked
+// that b is one valid JSON value before calling it, so a string with no
+// escape and valid UTF-8 is its own contents: taken as is (most deltas),
+// without a second decoder pass.
 func (t *text) UnmarshalJSON(b []byte) error {
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' {
+		if s := b[1 : n-1]; bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+			*t = text(s)
+			return nil
+		}
+	}
 	var s string
 	if len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &s) == nil {
 		*t = text(s)
@@ -77,8 +91,16 @@ func (t *text) UnmarshalJSON(b []byte) error {
 // number is an integer that reads null and other JSON types as 0.
 type number int64
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. A plain integer of at most
+// 15 digits (exact as a float64, so the result is the same) is parsed
+// directly.
 func (n *number) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && len(b) <= 15 && b[0] != '-' {
+		if i, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+			*n = number(i)
+			return nil
+		}
+	}
 	var f float64
 	if json.Unmarshal(b, &f) == nil {
 		*n = number(f)

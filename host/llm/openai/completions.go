@@ -144,7 +144,7 @@ func consumeCompletions(stream chunkStream, b *llm.Builder) error {
 				case "tool_calls", "function_call":
 					b.SetStopReason(llm.StopToolUse)
 				case "content_filter":
-					return &llm.APIError{Message: "The response was blocked by the provider's content filter (finish_reason: content_filter)"}
+					return &llm.APIError{Message: "The response was blocked by the provider's content filter (finish_reason: content_filter)", Refused: true}
 				default:
 					b.SetStopReason(llm.StopStop)
 				}

@@ -3,6 +3,7 @@ package htmlexport
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -15,10 +16,13 @@ import (
 // HTML shown as text (escaped, never interpreted), dangerous link targets
 // dropped (goldmark's default), and images inlined only when they are
 // data: URIs, so that the page never loads anything from the network.
-var md = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(safeNodes{}, 100))),
-)
+// It is built by the first export, not when the agent starts.
+var md = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(safeNodes{}, 100))),
+	)
+})
 
 type safeNodes struct{}
 
@@ -130,7 +134,7 @@ func isBase64(s string) bool {
 // markdown renders text to HTML.
 func markdown(text string) string {
 	var buf bytes.Buffer
-	if err := md.Convert([]byte(text), &buf); err != nil {
+	if err := md().Convert([]byte(text), &buf); err != nil {
 		return "<pre>" + escape(text) + "</pre>"
 	}
 	return buf.String()

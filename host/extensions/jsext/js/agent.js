@@ -97,6 +97,131 @@ function truncateTail(content, options) {
 const isToolCallEventType = (toolName, event) => !!event && event.toolName === toolName;
 const toolResultGuard = (name) => (event) => !!event && event.toolName === name;
 
+// pi's built-in tool factories (createReadTool(cwd, options), …): tool
+// objects that run the agent's own built-in tool. For bash, the options
+// commandPrefix and spawnHook apply; custom operations (another machine's
+// file system or shell) are not supported and fail the call.
+const builtinNames = { read: "Read", bash: "Bash", edit: "Edit", write: "Write", grep: "Grep", find: "Find", ls: "Ls" };
+
+function builtinTool(name, cwd, options) {
+  const factory = `create${builtinNames[name]}Tool`;
+  if (typeof native.builtinToolInfo !== "function") {
+    throw new Error(`${factory} is not available in this script runtime of atomic (it is in the built-in one: runtime "goja")`);
+  }
+  const info = JSON.parse(native.builtinToolInfo(name));
+  const o = options || {};
+  const dir = cwd === undefined ? undefined : String(cwd);
+  const tool = {
+    name,
+    label: name,
+    description: info.description,
+    parameters: info.parameters,
+    async execute(_toolCallId, params, signal, onUpdate) {
+      if (o.operations) {
+        throw new Error(`${factory}: custom operations are not supported by atomic; only the local ${name} tool runs`);
+      }
+      const args = Object.assign({}, params);
+      let runCwd = dir === undefined ? process.cwd() : dir;
+      const env = [];
+      if (name === "bash") {
+        let command = String(args.command === undefined ? "" : args.command);
+        if (o.commandPrefix) command = `${o.commandPrefix}\n${command}`;
+        if (typeof o.spawnHook === "function") {
+          const base = Object.assign({}, process.env);
+          const spawned = o.spawnHook({ command, cwd: runCwd, env: base }) || {};
+          if (spawned.command !== undefined) command = String(spawned.command);
+          if (spawned.cwd !== undefined) runCwd = String(spawned.cwd);
+          for (const [k, v] of Object.entries(spawned.env || {})) {
+            if (v !== undefined && base[k] !== String(v)) env.push(`${k}=${v}`);
+          }
+        }
+        args.command = command;
+      }
+      if (signal && signal.aborted) throw new Error("aborted");
+      const token = native.newToken();
+      if (signal) signal.addEventListener("abort", () => native.cancel(token));
+      const update = typeof onUpdate === "function" ? (s) => onUpdate(JSON.parse(s)) : undefined;
+      return JSON.parse(await native.runBuiltinTool(token, name, runCwd, JSON.stringify(args), JSON.stringify(env), update));
+    },
+  };
+  if (info.promptSnippet) tool.promptSnippet = info.promptSnippet;
+  if (info.promptGuidelines && info.promptGuidelines.length) tool.promptGuidelines = info.promptGuidelines;
+  return tool;
+}
+
+const toolFactories = {};
+for (const name of Object.keys(builtinNames)) {
+  const f = (cwd, options) => builtinTool(name, cwd, options);
+  toolFactories[`create${builtinNames[name]}Tool`] = f;
+  toolFactories[`create${builtinNames[name]}ToolDefinition`] = f;
+}
+const pick = (names) => (cwd, options) => names.map((n) => builtinTool(n, cwd, options && options[n]));
+const all = (cwd, options) => {
+  const out = {};
+  for (const n of Object.keys(builtinNames)) out[n] = builtinTool(n, cwd, options && options[n]);
+  return out;
+};
+Object.assign(toolFactories, {
+  createCodingTools: pick(["read", "bash", "edit", "write"]),
+  createCodingToolDefinitions: pick(["read", "bash", "edit", "write"]),
+  createReadOnlyTools: pick(["read", "grep", "find", "ls"]),
+  createReadOnlyToolDefinitions: pick(["read", "grep", "find", "ls"]),
+  createAllTools: all,
+  createAllToolDefinitions: all,
+});
+
+// withFileMutationQueue(path, fn): fn runs once the mutations queued
+// before it for the same file have settled (one at a time per file).
+const fileQueues = new Map();
+function withFileMutationQueue(filePath, fn) {
+  const key = String(filePath);
+  const prev = fileQueues.get(key) || Promise.resolve();
+  const run = prev.then(
+    () => fn(),
+    () => fn(),
+  );
+  const tail = run.then(
+    () => {},
+    () => {},
+  );
+  fileQueues.set(key, tail);
+  tail.then(() => {
+    if (fileQueues.get(key) === tail) fileQueues.delete(key);
+  });
+  return run;
+}
+
+const languages = { ts: "typescript", tsx: "typescript", mts: "typescript", cts: "typescript", js: "javascript", jsx: "javascript",
+  mjs: "javascript", cjs: "javascript", py: "python", rb: "ruby", go: "go", rs: "rust", java: "java", kt: "kotlin", c: "c", h: "c",
+  cpp: "cpp", cc: "cpp", hpp: "cpp", cs: "csharp", php: "php", sh: "bash", bash: "bash", zsh: "bash", json: "json", yaml: "yaml",
+  yml: "yaml", toml: "toml", md: "markdown", html: "html", css: "css", sql: "sql", swift: "swift", lua: "lua" };
+function getLanguageFromPath(p) {
+  const m = /\.([A-Za-z0-9]+)$/.exec(String(p));
+  return m ? languages[m[1].toLowerCase()] : undefined;
+}
+// Sessions other than the extension's own are the agent's: the class
+// exists for imports, its factories fail.
+class SessionManager {
+  static unavailable(name) {
+    throw new Error(`SessionManager.${name}() is not available to extensions in atomic (use ctx.sessionManager)`);
+  }
+  static create() {
+    SessionManager.unavailable("create");
+  }
+  static open() {
+    SessionManager.unavailable("open");
+  }
+  static inMemory() {
+    SessionManager.unavailable("inMemory");
+  }
+  static continueRecent() {
+    SessionManager.unavailable("continueRecent");
+  }
+  static list() {
+    SessionManager.unavailable("list");
+  }
+}
+
 class DynamicBorder extends tui.Component {}
 class BorderedLoader extends tui.Loader {
   constructor(...args) {
@@ -127,10 +252,19 @@ module.exports = {
   isLsToolResult: toolResultGuard("ls"),
   defineTool: (def) => def,
   keyHint: (key, description) => (description ? `${key} ${description}` : String(key)),
+  rawKeyHint: (key, description) => (description ? `${key} ${description}` : String(key)),
+  keyText: (key) => String(key),
+  keyDisplayText: (key) => String(key),
+  getLanguageFromPath,
+  highlightCode: (code) => String(code).split("\n"),
+  convertToLlm: (messages) => Array.from(messages || []).filter((m) => m && ["user", "assistant", "toolResult"].includes(m.role)),
+  SessionManager,
   getMarkdownTheme: () => ({}),
   getSettingsListTheme: () => ({}),
   getSelectListTheme: () => ({}),
   DynamicBorder,
   BorderedLoader,
   CustomEditor,
+  ...toolFactories,
+  withFileMutationQueue,
 };

@@ -8,6 +8,62 @@
   g.queueMicrotask = (fn) => {
     Promise.resolve().then(fn);
   };
+  g.btoa = (s) => native.btoa(String(s));
+  g.atob = (s) => native.atob(String(s));
+  // SharedArrayBuffer and Atomics. A script runs on one thread (no
+  // workers), so shared memory is ordinary memory and nothing can notify a
+  // waiter: Atomics.wait with a timeout sleeps (in short native steps, so a
+  // deadline can still interrupt it); without one it would never return
+  // and throws instead.
+  class SharedArrayBuffer extends ArrayBuffer {
+    get [Symbol.toStringTag]() {
+      return "SharedArrayBuffer";
+    }
+  }
+  g.SharedArrayBuffer = SharedArrayBuffer;
+  const sleepSync = (ms) => {
+    const end = Date.now() + ms;
+    for (let left = ms; left > 0; left = end - Date.now()) native.sleepMs(Math.min(left, 20));
+  };
+  const rmw = (f) => (ta, i, v) => {
+    const old = ta[i];
+    ta[i] = f(old, v);
+    return old;
+  };
+  g.Atomics = {
+    load: (ta, i) => ta[i],
+    store: (ta, i, v) => {
+      ta[i] = v;
+      return ta[i];
+    },
+    add: rmw((a, b) => a + b),
+    sub: rmw((a, b) => a - b),
+    and: rmw((a, b) => a & b),
+    or: rmw((a, b) => a | b),
+    xor: rmw((a, b) => a ^ b),
+    exchange: rmw((_a, b) => b),
+    compareExchange: (ta, i, expected, replacement) => {
+      const old = ta[i];
+      if (old === ta.constructor.of(expected)[0]) ta[i] = replacement;
+      return old;
+    },
+    isLockFree: (n) => n === 1 || n === 2 || n === 4 || n === 8,
+    notify: () => 0,
+    wait: (ta, i, value, timeout) => {
+      if (ta[i] !== ta.constructor.of(value)[0]) return "not-equal";
+      const ms = timeout === undefined ? Infinity : Number(timeout);
+      if (!(ms < Infinity)) throw new Error("Atomics.wait without a timeout would never return: nothing can notify in atomic's script runtime");
+      if (ms > 0) sleepSync(ms);
+      return "timed-out";
+    },
+    waitAsync: (ta, i, value, timeout) => {
+      if (ta[i] !== ta.constructor.of(value)[0]) return { async: false, value: "not-equal" };
+      const ms = timeout === undefined ? Infinity : Number(timeout);
+      if (!(ms < Infinity)) return { async: true, value: new Promise(() => {}) };
+      return { async: true, value: new Promise((resolve) => setTimeout(() => resolve("timed-out"), ms)) };
+    },
+  };
+  Object.defineProperty(g.Atomics, Symbol.toStringTag, { value: "Atomics" });
   g.structuredClone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 
   class TextEncoder {
@@ -171,6 +227,17 @@
       Object.defineProperty(g, "process", { value: v, configurable: true, writable: true, enumerable: false });
     },
   });
+
+  // Modules with top-level await register their completion here; the
+  // factory runs once every one (also those they load) has finished.
+  g.__atomicPending = [];
+  g.__atomicSettled = () => {
+    const wait = () => {
+      const p = g.__atomicPending.splice(0);
+      return p.length ? Promise.all(p).then(wait) : undefined;
+    };
+    return wait();
+  };
 
   const allowed = new Set(["__esModule", "default", "then", "toJSON", "constructor", "inspect", "valueOf", "toString", "prototype", "length", "name", "nodeType", "$$typeof", "asymmetricMatch"]);
   // Built-in packages: a name they do not provide is an error that says

@@ -1,7 +1,7 @@
 // The extension API of one script: the `pi` object handed to the
 // factory, the handler contexts, and the dispatch of events, commands and
 // tools. `native` is the Go side (see api.go); payloads cross as JSON.
-(function (native) {
+(function (native, sessionControl, uiModule) {
   "use strict";
 
   const handlers = Object.create(null); // event -> [fn]
@@ -137,82 +137,18 @@
   }
 
   // --- ctx ----------------------------------------------------------------
-  function dialog(callId, method, params, opts) {
-    if (opts && typeof opts.timeout === "number" && opts.timeout > 0) params.timeout = opts.timeout;
-    const signal = opts && opts.signal;
-    if (signal && signal.aborted) return Promise.resolve(JSON.parse('{"cancelled":true}'));
-    const token = native.newToken();
-    if (signal) signal.addEventListener("abort", () => native.cancel(token));
-    return native.ui(callId, token, method, JSON.stringify(params)).then((s) => JSON.parse(s));
-  }
-
+  // ctx.ui: js/ui.js, shared with the Node runtime.
   function makeUI(callId) {
-    const notify = (method, params) => native.uiNotify(callId, method, JSON.stringify(params));
-    return {
-      select: (title, options, opts) =>
-        dialog(callId, "select", { title, options: Array.from(options || [], String) }, opts).then((a) =>
-          a.cancelled ? undefined : a.value,
-        ),
-      confirm: (title, message, opts) =>
-        dialog(callId, "confirm", { title, message: message === undefined ? "" : String(message) }, opts).then(
-          (a) => !a.cancelled && !!a.confirmed,
-        ),
-      input: (title, placeholder, opts) => {
-        const p = { title };
-        if (placeholder !== undefined) p.placeholder = String(placeholder);
-        return dialog(callId, "input", p, opts).then((a) => (a.cancelled ? undefined : a.value));
+    return uiModule({
+      dialog: (method, params, signal) => {
+        const token = native.newToken();
+        if (signal) signal.addEventListener("abort", () => native.cancel(token));
+        return native.ui(callId, token, method, JSON.stringify(params)).then((s) => JSON.parse(s));
       },
-      editor: (title, prefill, opts) => {
-        const p = { title };
-        if (prefill !== undefined) p.prefill = String(prefill);
-        return dialog(callId, "editor", p, opts).then((a) => (a.cancelled ? undefined : a.value));
-      },
-      notify: (message, type) => notify("notify", { message: String(message), notifyType: type || "info" }),
-      setStatus: (key, text) => {
-        const p = { statusKey: key };
-        if (text !== undefined && text !== null) p.statusText = String(text);
-        notify("setStatus", p);
-      },
-      setWidget: (key, content, options) => {
-        const p = { widgetKey: key };
-        if (Array.isArray(content)) p.widgetLines = content.map(String);
-        else if (content !== undefined && content !== null) {
-          native.log("warn", `setWidget("${key}"): only string arrays can be shown over RPC`);
-          return;
-        }
-        p.widgetPlacement = (options && options.placement) || "aboveEditor";
-        notify("setWidget", p);
-      },
-      setTitle: (title) => notify("setTitle", { title: String(title) }),
-      setEditorText: (text) => notify("set_editor_text", { text: String(text) }),
-      pasteToEditor: (text) => notify("set_editor_text", { text: String(text) }),
-      getEditorText: () => "",
-      setWorkingMessage: () => {},
-      setFooter: () => {},
-      setHeader: () => {},
-      setEditorComponent: () => {},
-      setToolsExpanded: () => {},
-      getToolsExpanded: () => false,
-      onTerminalInput: () => () => {},
-      custom: async () => undefined,
-      setTheme: () => ({ success: false, error: "UI not available" }),
-      getAllThemes: () => [],
-      getTheme: () => undefined,
-      get theme() {
-        return plainTheme;
-      },
-    };
+      notify: (method, params) => native.uiNotify(callId, method, JSON.stringify(params)),
+      warn: (message) => native.log("warn", message),
+    });
   }
-
-  const plainTheme = {
-    fg: (_c, s) => s,
-    bg: (_c, s) => s,
-    bold: (s) => s,
-    italic: (s) => s,
-    underline: (s) => s,
-    strikethrough: (s) => s,
-    inverse: (s) => s,
-  };
 
   class Ctx {
     constructor(callId) {
@@ -239,10 +175,10 @@
       return this._ctx().mode;
     }
     get model() {
-      return JSON.parse(native.model(this._id)).model;
+      return JSON.parse(native.model(this._id));
     }
     get thinkingLevel() {
-      return JSON.parse(native.model(this._id)).thinkingLevel;
+      return native.thinkingLevel(this._id);
     }
     get sessionManager() {
       return this._sm || (this._sm = sessionView(this._id));
@@ -257,13 +193,13 @@
       return !!this._ctx().projectTrusted;
     }
     isIdle() {
-      return JSON.parse(native.state(this._id)).isIdle;
+      return native.isIdle(this._id);
     }
     hasPendingMessages() {
-      return JSON.parse(native.state(this._id)).hasPendingMessages;
+      return native.hasPendingMessages(this._id);
     }
     getSystemPrompt() {
-      return JSON.parse(native.state(this._id)).systemPrompt;
+      return native.systemPrompt(this._id);
     }
     getContextUsage() {
       return parse(native.contextUsage(this._id));
@@ -293,11 +229,19 @@
       return native.waitForIdle(this._id);
     }
   }
-  for (const op of ["newSession", "fork", "navigateTree", "switchSession", "reload"]) {
-    CommandCtx.prototype[op] = async function () {
-      throw new Error(`ctx.${op}() is not supported by atomic's script runtime yet; use the RPC command instead`);
-    };
-  }
+  // Session control and stale contexts (js/sessionctl.js, shared with
+  // the Node runtime).
+  const sessions = sessionControl({
+    call: (ctx, op, args) => native.sessionControl(ctx._id, op, JSON.stringify(args)).then(parse),
+    fresh: (ctx) => new CommandCtx(ctx._id),
+    appendEntry: (ctx, customType, data) => native.appendEntry(ctx._id, customType, json(data)),
+    staleMessage: native.staleMessage,
+  });
+  Object.assign(CommandCtx.prototype, sessions.methods);
+  sessions.guard(Ctx.prototype);
+  sessions.guard(CommandCtx.prototype);
+  const newCtx = (callId) => sessions.track(new Ctx(callId));
+  const newCommandCtx = (callId) => sessions.track(new CommandCtx(callId));
 
   const modelRegistry = {
     find: (provider, id) => ({ provider, id }),
@@ -373,6 +317,7 @@
       commands[name] = options;
       native.registerCommand(name, String(options.description || ""), typeof options.getArgumentCompletions === "function");
     },
+    registerMcpServer: (name, config) => native.registerMcpServer(String(name), JSON.stringify(config ?? null)),
     registerTool(def) {
       if (!def || typeof def !== "object") throw new TypeError("registerTool: expected a tool definition object");
       needString("registerTool: name", def.name);
@@ -417,9 +362,9 @@
 
     sendMessage: action("sendMessage", (message, options) => {
       if (!message || typeof message !== "object") throw new TypeError("sendMessage: expected a message object");
-      needString("sendMessage: customType", message.customType);
+      // As pi: customType is optional (a message without one is shown as is).
       const m = {
-        customType: message.customType,
+        customType: message.customType == null ? "" : String(message.customType),
         content: toContent(message.content === undefined ? "" : message.content),
         display: message.display === undefined ? true : !!message.display,
       };
@@ -450,15 +395,15 @@
         .exec(token, command, JSON.stringify(Array.from(args || [], String)), o.cwd || "", o.timeout || 0)
         .then((s) => JSON.parse(s));
     }),
-    getActiveTools: action("getActiveTools", () => JSON.parse(native.tools(0)).active),
-    getAllTools: action("getAllTools", () => JSON.parse(native.tools(0)).all),
+    getActiveTools: action("getActiveTools", () => JSON.parse(native.activeTools(0))),
+    getAllTools: action("getAllTools", () => JSON.parse(native.allTools(0))),
     setActiveTools: action("setActiveTools", (names) => native.setActiveTools(0, JSON.stringify(Array.from(names || [], String)))),
     getCommands: action("getCommands", () => JSON.parse(native.commands(0))),
     setModel: action("setModel", (model) => {
       if (!model || typeof model !== "object") throw new TypeError("setModel: expected a model object {provider, id}");
       return native.setModel(0, String(model.provider || ""), String(model.id || ""));
     }),
-    getThinkingLevel: action("getThinkingLevel", () => JSON.parse(native.model(0)).thinkingLevel),
+    getThinkingLevel: action("getThinkingLevel", () => native.thinkingLevel(0)),
     setThinkingLevel: action("setThinkingLevel", (level) => {
       native.setThinkingLevel(0, String(level));
     }),
@@ -467,7 +412,6 @@
 
   // --- dispatch -------------------------------------------------------------
   const isThenable = (v) => v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function";
-  const truthy = (v) => !!v;
 
   function withInput(result, event, before) {
     // Handlers may change event.input in place (the arguments the tool
@@ -478,189 +422,58 @@
     return Object.assign({}, result || {}, { input: event.input });
   }
 
-  async function compose(callId, name, hs, event) {
-    const ctx = new Ctx(callId);
-    const fail = (e) => native.reportError(name, e);
-    switch (name) {
-      case "tool_call": {
-        let out = {};
-        let changed = false;
-        for (const h of hs) {
-          const before = JSON.stringify(event.input);
-          const r = withInput(await h(event, ctx), event, before); // errors block: let them through
-          if (!r) continue;
-          if (r.input !== undefined) {
-            event.input = r.input;
-            out.input = r.input;
-            changed = true;
-          }
-          if (r.block) return Object.assign(out, { block: true, reason: r.reason });
-        }
-        return changed ? out : undefined;
-      }
-      case "session_before_switch":
-      case "session_before_fork":
-      case "session_before_compact":
-      case "session_before_tree": {
-        let last;
-        for (const h of hs) {
-          let r;
-          try {
-            r = await h(event, ctx);
-          } catch (e) {
-            fail(e);
-            continue;
-          }
-          if (!truthy(r)) continue;
-          last = r;
-          if (r.cancel) return r;
-        }
-        return last;
-      }
-      case "user_bash": {
-        for (const h of hs) {
-          try {
-            const r = await h(event, ctx);
-            if (truthy(r)) return r;
-          } catch (e) {
-            fail(e);
-          }
-        }
-        return undefined;
-      }
-      case "tool_result": {
-        const out = {};
-        let changed = false;
-        for (const h of hs) {
-          let r;
-          try {
-            r = await h(event, ctx);
-          } catch (e) {
-            fail(e);
-            continue;
-          }
-          if (!r) continue;
-          for (const k of ["content", "details", "isError"]) {
-            if (r[k] !== undefined) {
-              event[k] = out[k] = r[k];
-              changed = true;
-            }
-          }
-        }
-        return changed ? out : undefined;
-      }
-      case "input": {
-        let transformed = false;
-        for (const h of hs) {
-          let r;
-          try {
-            r = await h(event, ctx);
-          } catch (e) {
-            fail(e);
-            continue;
-          }
-          if (!r) continue;
-          if (r.action === "handled") return { action: "handled" };
-          if (r.action === "transform") {
-            if (r.text !== undefined) event.text = r.text;
-            if (r.images !== undefined) event.images = r.images;
-            transformed = true;
-          }
-        }
-        return transformed ? { action: "transform", text: event.text, images: event.images } : undefined;
-      }
-      case "before_agent_start": {
-        const out = {};
-        const messages = [];
-        for (const h of hs) {
-          let r;
-          try {
-            r = await h(event, ctx);
-          } catch (e) {
-            fail(e);
-            continue;
-          }
-          if (!r) continue;
-          if (r.message) messages.push(r.message);
-          if (r.systemPrompt !== undefined) event.systemPrompt = out.systemPrompt = r.systemPrompt;
-        }
-        if (messages.length) out.messages = messages;
-        return Object.keys(out).length ? out : undefined;
-      }
-      case "context": {
-        let changed = false;
-        for (const h of hs) {
-          let r;
-          try {
-            r = await h(event, ctx);
-          } catch (e) {
-            fail(e);
-            continue;
-          }
-          if (r && r.messages) {
-            event.messages = r.messages;
-            changed = true;
-          }
-        }
-        return changed ? { messages: event.messages } : undefined;
-      }
-      case "resources_discover": {
-        const out = { skillPaths: [], promptPaths: [] };
-        for (const h of hs) {
-          try {
-            const r = await h(event, ctx);
-            if (r && Array.isArray(r.skillPaths)) out.skillPaths.push(...r.skillPaths);
-            if (r && Array.isArray(r.promptPaths)) out.promptPaths.push(...r.promptPaths);
-          } catch (e) {
-            fail(e);
-          }
-        }
-        return out;
-      }
-      default: {
-        let last;
-        for (const h of hs) {
-          try {
-            const r = await h(event, ctx);
-            if (truthy(r)) last = r;
-          } catch (e) {
-            fail(e);
-          }
-        }
-        return last;
-      }
-    }
-  }
-
-  function dispatch(callId, name, payload) {
-    const hs = handlers[name];
-    if (!hs || hs.length === 0) return undefined;
-    const event = JSON.parse(payload);
-    if (hs.length > 1) return compose(callId, name, hs.slice(), event);
-    const ctx = new Ctx(callId);
-    if (name !== "tool_call") return hs[0](event, ctx);
+  // Runs one handler. The host's hook bus composes the results of several
+  // handlers (of this script and of other extensions): nothing here
+  // combines results.
+  function runOne(callId, name, h, event) {
+    const ctx = newCtx(callId);
+    if (name !== "tool_call") return h(event, ctx);
     const before = JSON.stringify(event.input);
-    const r = hs[0](event, ctx);
+    const r = h(event, ctx);
     if (isThenable(r)) return r.then((v) => withInput(v, event, before));
     return withInput(r, event, before);
+  }
+
+  // dispatch runs handler `index` of an event, or (index < 0) every
+  // handler: a notification's results are not read, so each failure is
+  // reported on its own and the others still run.
+  function dispatch(callId, name, payload, index) {
+    const hs = handlers[name];
+    if (!hs || hs.length === 0) return undefined;
+    if (index >= 0) {
+      if (index >= hs.length) throw new Error(`${name} has no handler ${index}`);
+      return runOne(callId, name, hs[index], JSON.parse(payload));
+    }
+    if (hs.length === 1) return runOne(callId, name, hs[0], JSON.parse(payload));
+    if (!native.isNotification(name)) throw new Error(`${name} has several handlers: the host calls them one by one`);
+    return (async () => {
+      for (const h of hs.slice()) {
+        try {
+          await h(JSON.parse(payload), newCtx(callId));
+        } catch (e) {
+          native.reportError(name, e);
+        }
+      }
+      return undefined;
+    })();
   }
 
   function runCommand(callId, name, args) {
     const c = commands[name];
     if (!c) throw new Error(`unknown command /${name}`);
-    return c.handler(args, new CommandCtx(callId));
+    return c.handler(args, newCommandCtx(callId));
   }
 
   function complete(callId, name, prefix) {
     const c = commands[name];
     if (!c || typeof c.getArgumentCompletions !== "function") return null;
-    return c.getArgumentCompletions(prefix, new Ctx(callId));
+    return c.getArgumentCompletions(prefix, newCtx(callId));
   }
 
   function executeTool(callId, name, toolCallId, params) {
     const t = tools[name];
     if (!t) throw new Error(`unknown tool ${name}`);
-    const ctx = new Ctx(callId);
+    const ctx = newCtx(callId);
     const onUpdate = (partial) => {
       if (partial !== undefined && partial !== null) native.toolUpdate(callId, JSON.stringify(partial));
     };

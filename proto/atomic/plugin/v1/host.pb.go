@@ -1888,11 +1888,852 @@ func (x *CompactResponse) GetError() string {
 	return ""
 }
 
+// RegisterMcpServerRequest names a server and gives its configuration.
+type RegisterMcpServerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The server's name (the <server> of mcp__<server>__<tool>).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// One "mcpServers" entry of mcp.json as JSON: {command, args, env, cwd,
+	// url, headers, timeout, enabled, description, exposure, toolExposure}.
+	ConfigJson    []byte `protobuf:"bytes,2,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegisterMcpServerRequest) Reset() {
+	*x = RegisterMcpServerRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegisterMcpServerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegisterMcpServerRequest) ProtoMessage() {}
+
+func (x *RegisterMcpServerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegisterMcpServerRequest.ProtoReflect.Descriptor instead.
+func (*RegisterMcpServerRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *RegisterMcpServerRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RegisterMcpServerRequest) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
+// RegisterMcpServerResponse is empty: the server connects in the
+// background and its state is reported like that of a configured server.
+type RegisterMcpServerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegisterMcpServerResponse) Reset() {
+	*x = RegisterMcpServerResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegisterMcpServerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegisterMcpServerResponse) ProtoMessage() {}
+
+func (x *RegisterMcpServerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegisterMcpServerResponse.ProtoReflect.Descriptor instead.
+func (*RegisterMcpServerResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{37}
+}
+
+// NewSessionRequest asks for a new session.
+type NewSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Parent session file to record in the new session's header ("" none).
+	ParentSession string `protobuf:"bytes,1,opt,name=parent_session,json=parentSession,proto3" json:"parent_session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NewSessionRequest) Reset() {
+	*x = NewSessionRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NewSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NewSessionRequest) ProtoMessage() {}
+
+func (x *NewSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NewSessionRequest.ProtoReflect.Descriptor instead.
+func (*NewSessionRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *NewSessionRequest) GetParentSession() string {
+	if x != nil {
+		return x.ParentSession
+	}
+	return ""
+}
+
+// ForkRequest asks for a fork or a copy of the active path.
+type ForkRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entry to fork from.
+	EntryId string `protobuf:"bytes,1,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// "before" ("" too) or "at".
+	Position      string `protobuf:"bytes,2,opt,name=position,proto3" json:"position,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForkRequest) Reset() {
+	*x = ForkRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForkRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForkRequest) ProtoMessage() {}
+
+func (x *ForkRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForkRequest.ProtoReflect.Descriptor instead.
+func (*ForkRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *ForkRequest) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *ForkRequest) GetPosition() string {
+	if x != nil {
+		return x.Position
+	}
+	return ""
+}
+
+// SwitchSessionRequest names the session file to switch to.
+type SwitchSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path of the session file (relative paths are resolved against the
+	// session's working directory).
+	SessionPath   string `protobuf:"bytes,1,opt,name=session_path,json=sessionPath,proto3" json:"session_path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SwitchSessionRequest) Reset() {
+	*x = SwitchSessionRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SwitchSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SwitchSessionRequest) ProtoMessage() {}
+
+func (x *SwitchSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SwitchSessionRequest.ProtoReflect.Descriptor instead.
+func (*SwitchSessionRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *SwitchSessionRequest) GetSessionPath() string {
+	if x != nil {
+		return x.SessionPath
+	}
+	return ""
+}
+
+// NavigateTreeRequest moves the leaf.
+type NavigateTreeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entry to move to.
+	TargetId string `protobuf:"bytes,1,opt,name=target_id,json=targetId,proto3" json:"target_id,omitempty"`
+	// Summarize the branch being left.
+	Summarize bool `protobuf:"varint,2,opt,name=summarize,proto3" json:"summarize,omitempty"`
+	// Instructions for the summary.
+	CustomInstructions string `protobuf:"bytes,3,opt,name=custom_instructions,json=customInstructions,proto3" json:"custom_instructions,omitempty"`
+	// custom_instructions replace the default prompt instead of adding to it.
+	ReplaceInstructions bool `protobuf:"varint,4,opt,name=replace_instructions,json=replaceInstructions,proto3" json:"replace_instructions,omitempty"`
+	// Label for the summary entry (or the target when not summarizing).
+	Label         string `protobuf:"bytes,5,opt,name=label,proto3" json:"label,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NavigateTreeRequest) Reset() {
+	*x = NavigateTreeRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NavigateTreeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NavigateTreeRequest) ProtoMessage() {}
+
+func (x *NavigateTreeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NavigateTreeRequest.ProtoReflect.Descriptor instead.
+func (*NavigateTreeRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *NavigateTreeRequest) GetTargetId() string {
+	if x != nil {
+		return x.TargetId
+	}
+	return ""
+}
+
+func (x *NavigateTreeRequest) GetSummarize() bool {
+	if x != nil {
+		return x.Summarize
+	}
+	return false
+}
+
+func (x *NavigateTreeRequest) GetCustomInstructions() string {
+	if x != nil {
+		return x.CustomInstructions
+	}
+	return ""
+}
+
+func (x *NavigateTreeRequest) GetReplaceInstructions() bool {
+	if x != nil {
+		return x.ReplaceInstructions
+	}
+	return false
+}
+
+func (x *NavigateTreeRequest) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+// NewSessionResponse is the outcome of the new session.
+type NewSessionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// An extension's session_before_* handler cancelled it.
+	Cancelled bool `protobuf:"varint,1,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	// Handler context of the session now active.
+	Context       *HandlerContext `protobuf:"bytes,2,opt,name=context,proto3" json:"context,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NewSessionResponse) Reset() {
+	*x = NewSessionResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NewSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NewSessionResponse) ProtoMessage() {}
+
+func (x *NewSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NewSessionResponse.ProtoReflect.Descriptor instead.
+func (*NewSessionResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *NewSessionResponse) GetCancelled() bool {
+	if x != nil {
+		return x.Cancelled
+	}
+	return false
+}
+
+func (x *NewSessionResponse) GetContext() *HandlerContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+// ForkResponse is the outcome of the fork.
+type ForkResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// An extension's session_before_* handler cancelled it.
+	Cancelled bool `protobuf:"varint,1,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	// Handler context of the session now active.
+	Context       *HandlerContext `protobuf:"bytes,2,opt,name=context,proto3" json:"context,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForkResponse) Reset() {
+	*x = ForkResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForkResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForkResponse) ProtoMessage() {}
+
+func (x *ForkResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForkResponse.ProtoReflect.Descriptor instead.
+func (*ForkResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *ForkResponse) GetCancelled() bool {
+	if x != nil {
+		return x.Cancelled
+	}
+	return false
+}
+
+func (x *ForkResponse) GetContext() *HandlerContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+// SwitchSessionResponse is the outcome of the switch.
+type SwitchSessionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// An extension's session_before_* handler cancelled it.
+	Cancelled bool `protobuf:"varint,1,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	// Handler context of the session now active.
+	Context       *HandlerContext `protobuf:"bytes,2,opt,name=context,proto3" json:"context,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SwitchSessionResponse) Reset() {
+	*x = SwitchSessionResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SwitchSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SwitchSessionResponse) ProtoMessage() {}
+
+func (x *SwitchSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SwitchSessionResponse.ProtoReflect.Descriptor instead.
+func (*SwitchSessionResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *SwitchSessionResponse) GetCancelled() bool {
+	if x != nil {
+		return x.Cancelled
+	}
+	return false
+}
+
+func (x *SwitchSessionResponse) GetContext() *HandlerContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+// NavigateTreeResponse is the outcome of the navigation.
+type NavigateTreeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// An extension's session_before_* handler cancelled it.
+	Cancelled bool `protobuf:"varint,1,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	// Handler context of the session now active.
+	Context       *HandlerContext `protobuf:"bytes,2,opt,name=context,proto3" json:"context,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NavigateTreeResponse) Reset() {
+	*x = NavigateTreeResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NavigateTreeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NavigateTreeResponse) ProtoMessage() {}
+
+func (x *NavigateTreeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NavigateTreeResponse.ProtoReflect.Descriptor instead.
+func (*NavigateTreeResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *NavigateTreeResponse) GetCancelled() bool {
+	if x != nil {
+		return x.Cancelled
+	}
+	return false
+}
+
+func (x *NavigateTreeResponse) GetContext() *HandlerContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+// ReloadRequest asks for a reload.
+type ReloadRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReloadRequest) Reset() {
+	*x = ReloadRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReloadRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReloadRequest) ProtoMessage() {}
+
+func (x *ReloadRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReloadRequest.ProtoReflect.Descriptor instead.
+func (*ReloadRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{46}
+}
+
+// ReloadResponse ends a reload.
+type ReloadResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReloadResponse) Reset() {
+	*x = ReloadResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReloadResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReloadResponse) ProtoMessage() {}
+
+func (x *ReloadResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReloadResponse.ProtoReflect.Descriptor instead.
+func (*ReloadResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{47}
+}
+
+// UpdateRegistrationsRequest carries the plugin's registrations now.
+type UpdateRegistrationsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The description as Describe would answer it now (its events,
+	// commands, tools, flags and handler_counts are read).
+	Description   *DescribeResponse `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateRegistrationsRequest) Reset() {
+	*x = UpdateRegistrationsRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateRegistrationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateRegistrationsRequest) ProtoMessage() {}
+
+func (x *UpdateRegistrationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateRegistrationsRequest.ProtoReflect.Descriptor instead.
+func (*UpdateRegistrationsRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *UpdateRegistrationsRequest) GetDescription() *DescribeResponse {
+	if x != nil {
+		return x.Description
+	}
+	return nil
+}
+
+// UpdateRegistrationsResponse acknowledges the update.
+type UpdateRegistrationsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateRegistrationsResponse) Reset() {
+	*x = UpdateRegistrationsResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateRegistrationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateRegistrationsResponse) ProtoMessage() {}
+
+func (x *UpdateRegistrationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateRegistrationsResponse.ProtoReflect.Descriptor instead.
+func (*UpdateRegistrationsResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{49}
+}
+
+// RunBuiltinToolRequest names a built-in tool and its call.
+type RunBuiltinToolRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Tool name: read, bash, edit, write, grep, find or ls.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Arguments as a JSON object (the tool's parameters).
+	ArgumentsJson []byte `protobuf:"bytes,2,opt,name=arguments_json,json=argumentsJson,proto3" json:"arguments_json,omitempty"`
+	// Directory relative paths resolve against; "" means the session's.
+	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// Extra KEY=VALUE environment for the processes the tool starts.
+	Env           []string `protobuf:"bytes,4,rep,name=env,proto3" json:"env,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunBuiltinToolRequest) Reset() {
+	*x = RunBuiltinToolRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunBuiltinToolRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunBuiltinToolRequest) ProtoMessage() {}
+
+func (x *RunBuiltinToolRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunBuiltinToolRequest.ProtoReflect.Descriptor instead.
+func (*RunBuiltinToolRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *RunBuiltinToolRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RunBuiltinToolRequest) GetArgumentsJson() []byte {
+	if x != nil {
+		return x.ArgumentsJson
+	}
+	return nil
+}
+
+func (x *RunBuiltinToolRequest) GetCwd() string {
+	if x != nil {
+		return x.Cwd
+	}
+	return ""
+}
+
+func (x *RunBuiltinToolRequest) GetEnv() []string {
+	if x != nil {
+		return x.Env
+	}
+	return nil
+}
+
+// RunBuiltinToolResponse is one message of the RunBuiltinTool stream.
+type RunBuiltinToolResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True for the last message, which carries the result or the error.
+	Final bool `protobuf:"varint,1,opt,name=final,proto3" json:"final,omitempty"`
+	// The (partial) result as JSON: {content, details}, the shape of a
+	// tool's result in the extension API.
+	ResultJson []byte `protobuf:"bytes,2,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	// On the final message: why the tool failed ("" when it did not); pi's
+	// tools throw this message.
+	Error         string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunBuiltinToolResponse) Reset() {
+	*x = RunBuiltinToolResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunBuiltinToolResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunBuiltinToolResponse) ProtoMessage() {}
+
+func (x *RunBuiltinToolResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunBuiltinToolResponse.ProtoReflect.Descriptor instead.
+func (*RunBuiltinToolResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *RunBuiltinToolResponse) GetFinal() bool {
+	if x != nil {
+		return x.Final
+	}
+	return false
+}
+
+func (x *RunBuiltinToolResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+func (x *RunBuiltinToolResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 var File_atomic_plugin_v1_host_proto protoreflect.FileDescriptor
 
 const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\n" +
-	"\x1batomic/plugin/v1/host.proto\x12\x10atomic.plugin.v1\x1a\x1catomic/plugin/v1/types.proto\"\xd7\x01\n" +
+	"\x1batomic/plugin/v1/host.proto\x12\x10atomic.plugin.v1\x1a\x1datomic/plugin/v1/plugin.proto\x1a\x1catomic/plugin/v1/types.proto\"\xd7\x01\n" +
 	"\x12SendMessageRequest\x12\x1f\n" +
 	"\vcustom_type\x18\x01 \x01(\tR\n" +
 	"customType\x12!\n" +
@@ -1999,7 +2840,52 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\x0fCompactResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
 	"resultJson\x12\x14\n" +
-	"\x05error\x18\x02 \x01(\tR\x05error2\xc0\f\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\"O\n" +
+	"\x18RegisterMcpServerRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
+	"\vconfig_json\x18\x02 \x01(\fR\n" +
+	"configJson\"\x1b\n" +
+	"\x19RegisterMcpServerResponse\":\n" +
+	"\x11NewSessionRequest\x12%\n" +
+	"\x0eparent_session\x18\x01 \x01(\tR\rparentSession\"D\n" +
+	"\vForkRequest\x12\x19\n" +
+	"\bentry_id\x18\x01 \x01(\tR\aentryId\x12\x1a\n" +
+	"\bposition\x18\x02 \x01(\tR\bposition\"9\n" +
+	"\x14SwitchSessionRequest\x12!\n" +
+	"\fsession_path\x18\x01 \x01(\tR\vsessionPath\"\xca\x01\n" +
+	"\x13NavigateTreeRequest\x12\x1b\n" +
+	"\ttarget_id\x18\x01 \x01(\tR\btargetId\x12\x1c\n" +
+	"\tsummarize\x18\x02 \x01(\bR\tsummarize\x12/\n" +
+	"\x13custom_instructions\x18\x03 \x01(\tR\x12customInstructions\x121\n" +
+	"\x14replace_instructions\x18\x04 \x01(\bR\x13replaceInstructions\x12\x14\n" +
+	"\x05label\x18\x05 \x01(\tR\x05label\"n\n" +
+	"\x12NewSessionResponse\x12\x1c\n" +
+	"\tcancelled\x18\x01 \x01(\bR\tcancelled\x12:\n" +
+	"\acontext\x18\x02 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\"h\n" +
+	"\fForkResponse\x12\x1c\n" +
+	"\tcancelled\x18\x01 \x01(\bR\tcancelled\x12:\n" +
+	"\acontext\x18\x02 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\"q\n" +
+	"\x15SwitchSessionResponse\x12\x1c\n" +
+	"\tcancelled\x18\x01 \x01(\bR\tcancelled\x12:\n" +
+	"\acontext\x18\x02 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\"p\n" +
+	"\x14NavigateTreeResponse\x12\x1c\n" +
+	"\tcancelled\x18\x01 \x01(\bR\tcancelled\x12:\n" +
+	"\acontext\x18\x02 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\"\x0f\n" +
+	"\rReloadRequest\"\x10\n" +
+	"\x0eReloadResponse\"b\n" +
+	"\x1aUpdateRegistrationsRequest\x12D\n" +
+	"\vdescription\x18\x01 \x01(\v2\".atomic.plugin.v1.DescribeResponseR\vdescription\"\x1d\n" +
+	"\x1bUpdateRegistrationsResponse\"v\n" +
+	"\x15RunBuiltinToolRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
+	"\x0earguments_json\x18\x02 \x01(\fR\rargumentsJson\x12\x10\n" +
+	"\x03cwd\x18\x03 \x01(\tR\x03cwd\x12\x10\n" +
+	"\x03env\x18\x04 \x03(\tR\x03env\"e\n" +
+	"\x16RunBuiltinToolResponse\x12\x14\n" +
+	"\x05final\x18\x01 \x01(\bR\x05final\x12\x1f\n" +
+	"\vresult_json\x18\x02 \x01(\fR\n" +
+	"resultJson\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error2\xb7\x12\n" +
 	"\vHostService\x12Z\n" +
 	"\vSendMessage\x12$.atomic.plugin.v1.SendMessageRequest\x1a%.atomic.plugin.v1.SendMessageResponse\x12f\n" +
 	"\x0fSendUserMessage\x12(.atomic.plugin.v1.SendUserMessageRequest\x1a).atomic.plugin.v1.SendUserMessageResponse\x12Z\n" +
@@ -2019,7 +2905,16 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\x04Exec\x12\x1d.atomic.plugin.v1.ExecRequest\x1a\x1e.atomic.plugin.v1.ExecResponse\x12Z\n" +
 	"\vGetCommands\x12$.atomic.plugin.v1.GetCommandsRequest\x1a%.atomic.plugin.v1.GetCommandsResponse\x12Q\n" +
 	"\bGetState\x12!.atomic.plugin.v1.GetStateRequest\x1a\".atomic.plugin.v1.GetStateResponse\x12N\n" +
-	"\aCompact\x12 .atomic.plugin.v1.CompactRequest\x1a!.atomic.plugin.v1.CompactResponseB=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
+	"\aCompact\x12 .atomic.plugin.v1.CompactRequest\x1a!.atomic.plugin.v1.CompactResponse\x12l\n" +
+	"\x11RegisterMcpServer\x12*.atomic.plugin.v1.RegisterMcpServerRequest\x1a+.atomic.plugin.v1.RegisterMcpServerResponse\x12W\n" +
+	"\n" +
+	"NewSession\x12#.atomic.plugin.v1.NewSessionRequest\x1a$.atomic.plugin.v1.NewSessionResponse\x12E\n" +
+	"\x04Fork\x12\x1d.atomic.plugin.v1.ForkRequest\x1a\x1e.atomic.plugin.v1.ForkResponse\x12`\n" +
+	"\rSwitchSession\x12&.atomic.plugin.v1.SwitchSessionRequest\x1a'.atomic.plugin.v1.SwitchSessionResponse\x12]\n" +
+	"\fNavigateTree\x12%.atomic.plugin.v1.NavigateTreeRequest\x1a&.atomic.plugin.v1.NavigateTreeResponse\x12K\n" +
+	"\x06Reload\x12\x1f.atomic.plugin.v1.ReloadRequest\x1a .atomic.plugin.v1.ReloadResponse\x12r\n" +
+	"\x13UpdateRegistrations\x12,.atomic.plugin.v1.UpdateRegistrationsRequest\x1a-.atomic.plugin.v1.UpdateRegistrationsResponse\x12e\n" +
+	"\x0eRunBuiltinTool\x12'.atomic.plugin.v1.RunBuiltinToolRequest\x1a(.atomic.plugin.v1.RunBuiltinToolResponse0\x01B=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
 
 var (
 	file_atomic_plugin_v1_host_proto_rawDescOnce sync.Once
@@ -2033,89 +2928,127 @@ func file_atomic_plugin_v1_host_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_host_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_atomic_plugin_v1_host_proto_goTypes = []any{
-	(*SendMessageRequest)(nil),       // 0: atomic.plugin.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),      // 1: atomic.plugin.v1.SendMessageResponse
-	(*SendUserMessageRequest)(nil),   // 2: atomic.plugin.v1.SendUserMessageRequest
-	(*SendUserMessageResponse)(nil),  // 3: atomic.plugin.v1.SendUserMessageResponse
-	(*AppendEntryRequest)(nil),       // 4: atomic.plugin.v1.AppendEntryRequest
-	(*AppendEntryResponse)(nil),      // 5: atomic.plugin.v1.AppendEntryResponse
-	(*SetSessionNameRequest)(nil),    // 6: atomic.plugin.v1.SetSessionNameRequest
-	(*SetSessionNameResponse)(nil),   // 7: atomic.plugin.v1.SetSessionNameResponse
-	(*SetLabelRequest)(nil),          // 8: atomic.plugin.v1.SetLabelRequest
-	(*SetLabelResponse)(nil),         // 9: atomic.plugin.v1.SetLabelResponse
-	(*GetSessionRequest)(nil),        // 10: atomic.plugin.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),       // 11: atomic.plugin.v1.GetSessionResponse
-	(*GetContextUsageRequest)(nil),   // 12: atomic.plugin.v1.GetContextUsageRequest
-	(*GetContextUsageResponse)(nil),  // 13: atomic.plugin.v1.GetContextUsageResponse
-	(*GetToolsRequest)(nil),          // 14: atomic.plugin.v1.GetToolsRequest
-	(*GetToolsResponse)(nil),         // 15: atomic.plugin.v1.GetToolsResponse
-	(*SetActiveToolsRequest)(nil),    // 16: atomic.plugin.v1.SetActiveToolsRequest
-	(*SetActiveToolsResponse)(nil),   // 17: atomic.plugin.v1.SetActiveToolsResponse
-	(*GetModelRequest)(nil),          // 18: atomic.plugin.v1.GetModelRequest
-	(*GetModelResponse)(nil),         // 19: atomic.plugin.v1.GetModelResponse
-	(*SetModelRequest)(nil),          // 20: atomic.plugin.v1.SetModelRequest
-	(*SetModelResponse)(nil),         // 21: atomic.plugin.v1.SetModelResponse
-	(*SetThinkingLevelRequest)(nil),  // 22: atomic.plugin.v1.SetThinkingLevelRequest
-	(*SetThinkingLevelResponse)(nil), // 23: atomic.plugin.v1.SetThinkingLevelResponse
-	(*AbortRequest)(nil),             // 24: atomic.plugin.v1.AbortRequest
-	(*AbortResponse)(nil),            // 25: atomic.plugin.v1.AbortResponse
-	(*UIRequest)(nil),                // 26: atomic.plugin.v1.UIRequest
-	(*UIResponse)(nil),               // 27: atomic.plugin.v1.UIResponse
-	(*ExecRequest)(nil),              // 28: atomic.plugin.v1.ExecRequest
-	(*ExecResponse)(nil),             // 29: atomic.plugin.v1.ExecResponse
-	(*GetCommandsRequest)(nil),       // 30: atomic.plugin.v1.GetCommandsRequest
-	(*GetCommandsResponse)(nil),      // 31: atomic.plugin.v1.GetCommandsResponse
-	(*GetStateRequest)(nil),          // 32: atomic.plugin.v1.GetStateRequest
-	(*GetStateResponse)(nil),         // 33: atomic.plugin.v1.GetStateResponse
-	(*CompactRequest)(nil),           // 34: atomic.plugin.v1.CompactRequest
-	(*CompactResponse)(nil),          // 35: atomic.plugin.v1.CompactResponse
-	(*HandlerContext)(nil),           // 36: atomic.plugin.v1.HandlerContext
+	(*SendMessageRequest)(nil),          // 0: atomic.plugin.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),         // 1: atomic.plugin.v1.SendMessageResponse
+	(*SendUserMessageRequest)(nil),      // 2: atomic.plugin.v1.SendUserMessageRequest
+	(*SendUserMessageResponse)(nil),     // 3: atomic.plugin.v1.SendUserMessageResponse
+	(*AppendEntryRequest)(nil),          // 4: atomic.plugin.v1.AppendEntryRequest
+	(*AppendEntryResponse)(nil),         // 5: atomic.plugin.v1.AppendEntryResponse
+	(*SetSessionNameRequest)(nil),       // 6: atomic.plugin.v1.SetSessionNameRequest
+	(*SetSessionNameResponse)(nil),      // 7: atomic.plugin.v1.SetSessionNameResponse
+	(*SetLabelRequest)(nil),             // 8: atomic.plugin.v1.SetLabelRequest
+	(*SetLabelResponse)(nil),            // 9: atomic.plugin.v1.SetLabelResponse
+	(*GetSessionRequest)(nil),           // 10: atomic.plugin.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),          // 11: atomic.plugin.v1.GetSessionResponse
+	(*GetContextUsageRequest)(nil),      // 12: atomic.plugin.v1.GetContextUsageRequest
+	(*GetContextUsageResponse)(nil),     // 13: atomic.plugin.v1.GetContextUsageResponse
+	(*GetToolsRequest)(nil),             // 14: atomic.plugin.v1.GetToolsRequest
+	(*GetToolsResponse)(nil),            // 15: atomic.plugin.v1.GetToolsResponse
+	(*SetActiveToolsRequest)(nil),       // 16: atomic.plugin.v1.SetActiveToolsRequest
+	(*SetActiveToolsResponse)(nil),      // 17: atomic.plugin.v1.SetActiveToolsResponse
+	(*GetModelRequest)(nil),             // 18: atomic.plugin.v1.GetModelRequest
+	(*GetModelResponse)(nil),            // 19: atomic.plugin.v1.GetModelResponse
+	(*SetModelRequest)(nil),             // 20: atomic.plugin.v1.SetModelRequest
+	(*SetModelResponse)(nil),            // 21: atomic.plugin.v1.SetModelResponse
+	(*SetThinkingLevelRequest)(nil),     // 22: atomic.plugin.v1.SetThinkingLevelRequest
+	(*SetThinkingLevelResponse)(nil),    // 23: atomic.plugin.v1.SetThinkingLevelResponse
+	(*AbortRequest)(nil),                // 24: atomic.plugin.v1.AbortRequest
+	(*AbortResponse)(nil),               // 25: atomic.plugin.v1.AbortResponse
+	(*UIRequest)(nil),                   // 26: atomic.plugin.v1.UIRequest
+	(*UIResponse)(nil),                  // 27: atomic.plugin.v1.UIResponse
+	(*ExecRequest)(nil),                 // 28: atomic.plugin.v1.ExecRequest
+	(*ExecResponse)(nil),                // 29: atomic.plugin.v1.ExecResponse
+	(*GetCommandsRequest)(nil),          // 30: atomic.plugin.v1.GetCommandsRequest
+	(*GetCommandsResponse)(nil),         // 31: atomic.plugin.v1.GetCommandsResponse
+	(*GetStateRequest)(nil),             // 32: atomic.plugin.v1.GetStateRequest
+	(*GetStateResponse)(nil),            // 33: atomic.plugin.v1.GetStateResponse
+	(*CompactRequest)(nil),              // 34: atomic.plugin.v1.CompactRequest
+	(*CompactResponse)(nil),             // 35: atomic.plugin.v1.CompactResponse
+	(*RegisterMcpServerRequest)(nil),    // 36: atomic.plugin.v1.RegisterMcpServerRequest
+	(*RegisterMcpServerResponse)(nil),   // 37: atomic.plugin.v1.RegisterMcpServerResponse
+	(*NewSessionRequest)(nil),           // 38: atomic.plugin.v1.NewSessionRequest
+	(*ForkRequest)(nil),                 // 39: atomic.plugin.v1.ForkRequest
+	(*SwitchSessionRequest)(nil),        // 40: atomic.plugin.v1.SwitchSessionRequest
+	(*NavigateTreeRequest)(nil),         // 41: atomic.plugin.v1.NavigateTreeRequest
+	(*NewSessionResponse)(nil),          // 42: atomic.plugin.v1.NewSessionResponse
+	(*ForkResponse)(nil),                // 43: atomic.plugin.v1.ForkResponse
+	(*SwitchSessionResponse)(nil),       // 44: atomic.plugin.v1.SwitchSessionResponse
+	(*NavigateTreeResponse)(nil),        // 45: atomic.plugin.v1.NavigateTreeResponse
+	(*ReloadRequest)(nil),               // 46: atomic.plugin.v1.ReloadRequest
+	(*ReloadResponse)(nil),              // 47: atomic.plugin.v1.ReloadResponse
+	(*UpdateRegistrationsRequest)(nil),  // 48: atomic.plugin.v1.UpdateRegistrationsRequest
+	(*UpdateRegistrationsResponse)(nil), // 49: atomic.plugin.v1.UpdateRegistrationsResponse
+	(*RunBuiltinToolRequest)(nil),       // 50: atomic.plugin.v1.RunBuiltinToolRequest
+	(*RunBuiltinToolResponse)(nil),      // 51: atomic.plugin.v1.RunBuiltinToolResponse
+	(*HandlerContext)(nil),              // 52: atomic.plugin.v1.HandlerContext
+	(*DescribeResponse)(nil),            // 53: atomic.plugin.v1.DescribeResponse
 }
 var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
-	36, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	0,  // 1: atomic.plugin.v1.HostService.SendMessage:input_type -> atomic.plugin.v1.SendMessageRequest
-	2,  // 2: atomic.plugin.v1.HostService.SendUserMessage:input_type -> atomic.plugin.v1.SendUserMessageRequest
-	4,  // 3: atomic.plugin.v1.HostService.AppendEntry:input_type -> atomic.plugin.v1.AppendEntryRequest
-	6,  // 4: atomic.plugin.v1.HostService.SetSessionName:input_type -> atomic.plugin.v1.SetSessionNameRequest
-	8,  // 5: atomic.plugin.v1.HostService.SetLabel:input_type -> atomic.plugin.v1.SetLabelRequest
-	10, // 6: atomic.plugin.v1.HostService.GetSession:input_type -> atomic.plugin.v1.GetSessionRequest
-	12, // 7: atomic.plugin.v1.HostService.GetContextUsage:input_type -> atomic.plugin.v1.GetContextUsageRequest
-	14, // 8: atomic.plugin.v1.HostService.GetTools:input_type -> atomic.plugin.v1.GetToolsRequest
-	16, // 9: atomic.plugin.v1.HostService.SetActiveTools:input_type -> atomic.plugin.v1.SetActiveToolsRequest
-	18, // 10: atomic.plugin.v1.HostService.GetModel:input_type -> atomic.plugin.v1.GetModelRequest
-	20, // 11: atomic.plugin.v1.HostService.SetModel:input_type -> atomic.plugin.v1.SetModelRequest
-	22, // 12: atomic.plugin.v1.HostService.SetThinkingLevel:input_type -> atomic.plugin.v1.SetThinkingLevelRequest
-	24, // 13: atomic.plugin.v1.HostService.Abort:input_type -> atomic.plugin.v1.AbortRequest
-	26, // 14: atomic.plugin.v1.HostService.UI:input_type -> atomic.plugin.v1.UIRequest
-	28, // 15: atomic.plugin.v1.HostService.Exec:input_type -> atomic.plugin.v1.ExecRequest
-	30, // 16: atomic.plugin.v1.HostService.GetCommands:input_type -> atomic.plugin.v1.GetCommandsRequest
-	32, // 17: atomic.plugin.v1.HostService.GetState:input_type -> atomic.plugin.v1.GetStateRequest
-	34, // 18: atomic.plugin.v1.HostService.Compact:input_type -> atomic.plugin.v1.CompactRequest
-	1,  // 19: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
-	3,  // 20: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
-	5,  // 21: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
-	7,  // 22: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
-	9,  // 23: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
-	11, // 24: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
-	13, // 25: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
-	15, // 26: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
-	17, // 27: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
-	19, // 28: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
-	21, // 29: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
-	23, // 30: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
-	25, // 31: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
-	27, // 32: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
-	29, // 33: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
-	31, // 34: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
-	33, // 35: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
-	35, // 36: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
-	19, // [19:37] is the sub-list for method output_type
-	1,  // [1:19] is the sub-list for method input_type
-	1,  // [1:1] is the sub-list for extension type_name
-	1,  // [1:1] is the sub-list for extension extendee
-	0,  // [0:1] is the sub-list for field type_name
+	52, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	52, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	52, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	52, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	52, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	53, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
+	0,  // 6: atomic.plugin.v1.HostService.SendMessage:input_type -> atomic.plugin.v1.SendMessageRequest
+	2,  // 7: atomic.plugin.v1.HostService.SendUserMessage:input_type -> atomic.plugin.v1.SendUserMessageRequest
+	4,  // 8: atomic.plugin.v1.HostService.AppendEntry:input_type -> atomic.plugin.v1.AppendEntryRequest
+	6,  // 9: atomic.plugin.v1.HostService.SetSessionName:input_type -> atomic.plugin.v1.SetSessionNameRequest
+	8,  // 10: atomic.plugin.v1.HostService.SetLabel:input_type -> atomic.plugin.v1.SetLabelRequest
+	10, // 11: atomic.plugin.v1.HostService.GetSession:input_type -> atomic.plugin.v1.GetSessionRequest
+	12, // 12: atomic.plugin.v1.HostService.GetContextUsage:input_type -> atomic.plugin.v1.GetContextUsageRequest
+	14, // 13: atomic.plugin.v1.HostService.GetTools:input_type -> atomic.plugin.v1.GetToolsRequest
+	16, // 14: atomic.plugin.v1.HostService.SetActiveTools:input_type -> atomic.plugin.v1.SetActiveToolsRequest
+	18, // 15: atomic.plugin.v1.HostService.GetModel:input_type -> atomic.plugin.v1.GetModelRequest
+	20, // 16: atomic.plugin.v1.HostService.SetModel:input_type -> atomic.plugin.v1.SetModelRequest
+	22, // 17: atomic.plugin.v1.HostService.SetThinkingLevel:input_type -> atomic.plugin.v1.SetThinkingLevelRequest
+	24, // 18: atomic.plugin.v1.HostService.Abort:input_type -> atomic.plugin.v1.AbortRequest
+	26, // 19: atomic.plugin.v1.HostService.UI:input_type -> atomic.plugin.v1.UIRequest
+	28, // 20: atomic.plugin.v1.HostService.Exec:input_type -> atomic.plugin.v1.ExecRequest
+	30, // 21: atomic.plugin.v1.HostService.GetCommands:input_type -> atomic.plugin.v1.GetCommandsRequest
+	32, // 22: atomic.plugin.v1.HostService.GetState:input_type -> atomic.plugin.v1.GetStateRequest
+	34, // 23: atomic.plugin.v1.HostService.Compact:input_type -> atomic.plugin.v1.CompactRequest
+	36, // 24: atomic.plugin.v1.HostService.RegisterMcpServer:input_type -> atomic.plugin.v1.RegisterMcpServerRequest
+	38, // 25: atomic.plugin.v1.HostService.NewSession:input_type -> atomic.plugin.v1.NewSessionRequest
+	39, // 26: atomic.plugin.v1.HostService.Fork:input_type -> atomic.plugin.v1.ForkRequest
+	40, // 27: atomic.plugin.v1.HostService.SwitchSession:input_type -> atomic.plugin.v1.SwitchSessionRequest
+	41, // 28: atomic.plugin.v1.HostService.NavigateTree:input_type -> atomic.plugin.v1.NavigateTreeRequest
+	46, // 29: atomic.plugin.v1.HostService.Reload:input_type -> atomic.plugin.v1.ReloadRequest
+	48, // 30: atomic.plugin.v1.HostService.UpdateRegistrations:input_type -> atomic.plugin.v1.UpdateRegistrationsRequest
+	50, // 31: atomic.plugin.v1.HostService.RunBuiltinTool:input_type -> atomic.plugin.v1.RunBuiltinToolRequest
+	1,  // 32: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
+	3,  // 33: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
+	5,  // 34: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
+	7,  // 35: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
+	9,  // 36: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
+	11, // 37: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
+	13, // 38: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
+	15, // 39: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
+	17, // 40: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
+	19, // 41: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
+	21, // 42: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
+	23, // 43: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
+	25, // 44: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
+	27, // 45: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
+	29, // 46: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
+	31, // 47: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
+	33, // 48: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
+	35, // 49: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
+	37, // 50: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
+	42, // 51: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
+	43, // 52: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
+	44, // 53: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
+	45, // 54: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
+	47, // 55: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
+	49, // 56: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
+	51, // 57: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
+	32, // [32:58] is the sub-list for method output_type
+	6,  // [6:32] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_atomic_plugin_v1_host_proto_init() }
@@ -2123,6 +3056,7 @@ func file_atomic_plugin_v1_host_proto_init() {
 	if File_atomic_plugin_v1_host_proto != nil {
 		return
 	}
+	file_atomic_plugin_v1_plugin_proto_init()
 	file_atomic_plugin_v1_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2130,7 +3064,7 @@ func file_atomic_plugin_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_host_proto_rawDesc), len(file_atomic_plugin_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   36,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,24 +25,32 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	HostService_SendMessage_FullMethodName      = "/atomic.plugin.v1.HostService/SendMessage"
-	HostService_SendUserMessage_FullMethodName  = "/atomic.plugin.v1.HostService/SendUserMessage"
-	HostService_AppendEntry_FullMethodName      = "/atomic.plugin.v1.HostService/AppendEntry"
-	HostService_SetSessionName_FullMethodName   = "/atomic.plugin.v1.HostService/SetSessionName"
-	HostService_SetLabel_FullMethodName         = "/atomic.plugin.v1.HostService/SetLabel"
-	HostService_GetSession_FullMethodName       = "/atomic.plugin.v1.HostService/GetSession"
-	HostService_GetContextUsage_FullMethodName  = "/atomic.plugin.v1.HostService/GetContextUsage"
-	HostService_GetTools_FullMethodName         = "/atomic.plugin.v1.HostService/GetTools"
-	HostService_SetActiveTools_FullMethodName   = "/atomic.plugin.v1.HostService/SetActiveTools"
-	HostService_GetModel_FullMethodName         = "/atomic.plugin.v1.HostService/GetModel"
-	HostService_SetModel_FullMethodName         = "/atomic.plugin.v1.HostService/SetModel"
-	HostService_SetThinkingLevel_FullMethodName = "/atomic.plugin.v1.HostService/SetThinkingLevel"
-	HostService_Abort_FullMethodName            = "/atomic.plugin.v1.HostService/Abort"
-	HostService_UI_FullMethodName               = "/atomic.plugin.v1.HostService/UI"
-	HostService_Exec_FullMethodName             = "/atomic.plugin.v1.HostService/Exec"
-	HostService_GetCommands_FullMethodName      = "/atomic.plugin.v1.HostService/GetCommands"
-	HostService_GetState_FullMethodName         = "/atomic.plugin.v1.HostService/GetState"
-	HostService_Compact_FullMethodName          = "/atomic.plugin.v1.HostService/Compact"
+	HostService_SendMessage_FullMethodName         = "/atomic.plugin.v1.HostService/SendMessage"
+	HostService_SendUserMessage_FullMethodName     = "/atomic.plugin.v1.HostService/SendUserMessage"
+	HostService_AppendEntry_FullMethodName         = "/atomic.plugin.v1.HostService/AppendEntry"
+	HostService_SetSessionName_FullMethodName      = "/atomic.plugin.v1.HostService/SetSessionName"
+	HostService_SetLabel_FullMethodName            = "/atomic.plugin.v1.HostService/SetLabel"
+	HostService_GetSession_FullMethodName          = "/atomic.plugin.v1.HostService/GetSession"
+	HostService_GetContextUsage_FullMethodName     = "/atomic.plugin.v1.HostService/GetContextUsage"
+	HostService_GetTools_FullMethodName            = "/atomic.plugin.v1.HostService/GetTools"
+	HostService_SetActiveTools_FullMethodName      = "/atomic.plugin.v1.HostService/SetActiveTools"
+	HostService_GetModel_FullMethodName            = "/atomic.plugin.v1.HostService/GetModel"
+	HostService_SetModel_FullMethodName            = "/atomic.plugin.v1.HostService/SetModel"
+	HostService_SetThinkingLevel_FullMethodName    = "/atomic.plugin.v1.HostService/SetThinkingLevel"
+	HostService_Abort_FullMethodName               = "/atomic.plugin.v1.HostService/Abort"
+	HostService_UI_FullMethodName                  = "/atomic.plugin.v1.HostService/UI"
+	HostService_Exec_FullMethodName                = "/atomic.plugin.v1.HostService/Exec"
+	HostService_GetCommands_FullMethodName         = "/atomic.plugin.v1.HostService/GetCommands"
+	HostService_GetState_FullMethodName            = "/atomic.plugin.v1.HostService/GetState"
+	HostService_Compact_FullMethodName             = "/atomic.plugin.v1.HostService/Compact"
+	HostService_RegisterMcpServer_FullMethodName   = "/atomic.plugin.v1.HostService/RegisterMcpServer"
+	HostService_NewSession_FullMethodName          = "/atomic.plugin.v1.HostService/NewSession"
+	HostService_Fork_FullMethodName                = "/atomic.plugin.v1.HostService/Fork"
+	HostService_SwitchSession_FullMethodName       = "/atomic.plugin.v1.HostService/SwitchSession"
+	HostService_NavigateTree_FullMethodName        = "/atomic.plugin.v1.HostService/NavigateTree"
+	HostService_Reload_FullMethodName              = "/atomic.plugin.v1.HostService/Reload"
+	HostService_UpdateRegistrations_FullMethodName = "/atomic.plugin.v1.HostService/UpdateRegistrations"
+	HostService_RunBuiltinTool_FullMethodName      = "/atomic.plugin.v1.HostService/RunBuiltinTool"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -90,6 +98,39 @@ type HostServiceClient interface {
 	// Compact compacts the session now (as the compact command) and answers
 	// when it is done.
 	Compact(ctx context.Context, in *CompactRequest, opts ...grpc.CallOption) (*CompactResponse, error)
+	// RegisterMcpServer adds an MCP server for the session
+	// (pi.registerMcpServer). Hosts that predate it answer Unimplemented.
+	RegisterMcpServer(ctx context.Context, in *RegisterMcpServerRequest, opts ...grpc.CallOption) (*RegisterMcpServerResponse, error)
+	// NewSession replaces the session with an empty one (ctx.newSession of a
+	// command). session_before_switch handlers may cancel it; the answer
+	// comes once the replacement's session_start has been delivered.
+	NewSession(ctx context.Context, in *NewSessionRequest, opts ...grpc.CallOption) (*NewSessionResponse, error)
+	// Fork starts a new session from an entry of the active one (ctx.fork):
+	// position "before" (default) forks before a user message, "at" copies
+	// the path through the entry. session_before_fork may cancel it.
+	Fork(ctx context.Context, in *ForkRequest, opts ...grpc.CallOption) (*ForkResponse, error)
+	// SwitchSession makes a session file the active session
+	// (ctx.switchSession). session_before_switch may cancel it.
+	SwitchSession(ctx context.Context, in *SwitchSessionRequest, opts ...grpc.CallOption) (*SwitchSessionResponse, error)
+	// NavigateTree moves the leaf within the session (ctx.navigateTree).
+	// session_before_tree may cancel it.
+	NavigateTree(ctx context.Context, in *NavigateTreeRequest, opts ...grpc.CallOption) (*NavigateTreeResponse, error)
+	// Reload reloads extensions and resources (ctx.reload): the calling
+	// extension is stopped and loaded again, so the answer may never arrive.
+	Reload(ctx context.Context, in *ReloadRequest, opts ...grpc.CallOption) (*ReloadResponse, error)
+	// UpdateRegistrations replaces what the plugin registered (tools,
+	// commands, flags, events, handler counts) after Describe: a tool
+	// registered from a handler or a command is offered to the model from
+	// its next request. Only the registration fields of the description are
+	// read.
+	UpdateRegistrations(ctx context.Context, in *UpdateRegistrationsRequest, opts ...grpc.CallOption) (*UpdateRegistrationsResponse, error)
+	// RunBuiltinTool runs one of the agent's built-in tools (read, bash,
+	// edit, write, grep, find, ls) for pi's tool factories (createReadTool,
+	// createBashTool, …): the arguments are validated as the model's are.
+	// The stream carries zero or more partial results and ends with exactly
+	// one message whose `final` is set. Offered with the host capability
+	// "tools.builtin"; hosts that predate it answer Unimplemented.
+	RunBuiltinTool(ctx context.Context, in *RunBuiltinToolRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RunBuiltinToolResponse], error)
 }
 
 type hostServiceClient struct {
@@ -280,6 +321,95 @@ func (c *hostServiceClient) Compact(ctx context.Context, in *CompactRequest, opt
 	return out, nil
 }
 
+func (c *hostServiceClient) RegisterMcpServer(ctx context.Context, in *RegisterMcpServerRequest, opts ...grpc.CallOption) (*RegisterMcpServerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RegisterMcpServerResponse)
+	err := c.cc.Invoke(ctx, HostService_RegisterMcpServer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) NewSession(ctx context.Context, in *NewSessionRequest, opts ...grpc.CallOption) (*NewSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(NewSessionResponse)
+	err := c.cc.Invoke(ctx, HostService_NewSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) Fork(ctx context.Context, in *ForkRequest, opts ...grpc.CallOption) (*ForkResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ForkResponse)
+	err := c.cc.Invoke(ctx, HostService_Fork_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) SwitchSession(ctx context.Context, in *SwitchSessionRequest, opts ...grpc.CallOption) (*SwitchSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SwitchSessionResponse)
+	err := c.cc.Invoke(ctx, HostService_SwitchSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) NavigateTree(ctx context.Context, in *NavigateTreeRequest, opts ...grpc.CallOption) (*NavigateTreeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(NavigateTreeResponse)
+	err := c.cc.Invoke(ctx, HostService_NavigateTree_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) Reload(ctx context.Context, in *ReloadRequest, opts ...grpc.CallOption) (*ReloadResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReloadResponse)
+	err := c.cc.Invoke(ctx, HostService_Reload_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) UpdateRegistrations(ctx context.Context, in *UpdateRegistrationsRequest, opts ...grpc.CallOption) (*UpdateRegistrationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateRegistrationsResponse)
+	err := c.cc.Invoke(ctx, HostService_UpdateRegistrations_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) RunBuiltinTool(ctx context.Context, in *RunBuiltinToolRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RunBuiltinToolResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &HostService_ServiceDesc.Streams[0], HostService_RunBuiltinTool_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[RunBuiltinToolRequest, RunBuiltinToolResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type HostService_RunBuiltinToolClient = grpc.ServerStreamingClient[RunBuiltinToolResponse]
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -325,6 +455,39 @@ type HostServiceServer interface {
 	// Compact compacts the session now (as the compact command) and answers
 	// when it is done.
 	Compact(context.Context, *CompactRequest) (*CompactResponse, error)
+	// RegisterMcpServer adds an MCP server for the session
+	// (pi.registerMcpServer). Hosts that predate it answer Unimplemented.
+	RegisterMcpServer(context.Context, *RegisterMcpServerRequest) (*RegisterMcpServerResponse, error)
+	// NewSession replaces the session with an empty one (ctx.newSession of a
+	// command). session_before_switch handlers may cancel it; the answer
+	// comes once the replacement's session_start has been delivered.
+	NewSession(context.Context, *NewSessionRequest) (*NewSessionResponse, error)
+	// Fork starts a new session from an entry of the active one (ctx.fork):
+	// position "before" (default) forks before a user message, "at" copies
+	// the path through the entry. session_before_fork may cancel it.
+	Fork(context.Context, *ForkRequest) (*ForkResponse, error)
+	// SwitchSession makes a session file the active session
+	// (ctx.switchSession). session_before_switch may cancel it.
+	SwitchSession(context.Context, *SwitchSessionRequest) (*SwitchSessionResponse, error)
+	// NavigateTree moves the leaf within the session (ctx.navigateTree).
+	// session_before_tree may cancel it.
+	NavigateTree(context.Context, *NavigateTreeRequest) (*NavigateTreeResponse, error)
+	// Reload reloads extensions and resources (ctx.reload): the calling
+	// extension is stopped and loaded again, so the answer may never arrive.
+	Reload(context.Context, *ReloadRequest) (*ReloadResponse, error)
+	// UpdateRegistrations replaces what the plugin registered (tools,
+	// commands, flags, events, handler counts) after Describe: a tool
+	// registered from a handler or a command is offered to the model from
+	// its next request. Only the registration fields of the description are
+	// read.
+	UpdateRegistrations(context.Context, *UpdateRegistrationsRequest) (*UpdateRegistrationsResponse, error)
+	// RunBuiltinTool runs one of the agent's built-in tools (read, bash,
+	// edit, write, grep, find, ls) for pi's tool factories (createReadTool,
+	// createBashTool, …): the arguments are validated as the model's are.
+	// The stream carries zero or more partial results and ends with exactly
+	// one message whose `final` is set. Offered with the host capability
+	// "tools.builtin"; hosts that predate it answer Unimplemented.
+	RunBuiltinTool(*RunBuiltinToolRequest, grpc.ServerStreamingServer[RunBuiltinToolResponse]) error
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -388,6 +551,30 @@ func (UnimplementedHostServiceServer) GetState(context.Context, *GetStateRequest
 }
 func (UnimplementedHostServiceServer) Compact(context.Context, *CompactRequest) (*CompactResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Compact not implemented")
+}
+func (UnimplementedHostServiceServer) RegisterMcpServer(context.Context, *RegisterMcpServerRequest) (*RegisterMcpServerResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RegisterMcpServer not implemented")
+}
+func (UnimplementedHostServiceServer) NewSession(context.Context, *NewSessionRequest) (*NewSessionResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method NewSession not implemented")
+}
+func (UnimplementedHostServiceServer) Fork(context.Context, *ForkRequest) (*ForkResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Fork not implemented")
+}
+func (UnimplementedHostServiceServer) SwitchSession(context.Context, *SwitchSessionRequest) (*SwitchSessionResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SwitchSession not implemented")
+}
+func (UnimplementedHostServiceServer) NavigateTree(context.Context, *NavigateTreeRequest) (*NavigateTreeResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method NavigateTree not implemented")
+}
+func (UnimplementedHostServiceServer) Reload(context.Context, *ReloadRequest) (*ReloadResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Reload not implemented")
+}
+func (UnimplementedHostServiceServer) UpdateRegistrations(context.Context, *UpdateRegistrationsRequest) (*UpdateRegistrationsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method UpdateRegistrations not implemented")
+}
+func (UnimplementedHostServiceServer) RunBuiltinTool(*RunBuiltinToolRequest, grpc.ServerStreamingServer[RunBuiltinToolResponse]) error {
+	return status.Errorf(codes.Unimplemented, "method RunBuiltinTool not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -734,6 +921,143 @@ func _HostService_Compact_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_RegisterMcpServer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RegisterMcpServerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).RegisterMcpServer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_RegisterMcpServer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).RegisterMcpServer(ctx, req.(*RegisterMcpServerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_NewSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(NewSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).NewSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_NewSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).NewSession(ctx, req.(*NewSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_Fork_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ForkRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).Fork(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_Fork_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).Fork(ctx, req.(*ForkRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_SwitchSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SwitchSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).SwitchSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_SwitchSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).SwitchSession(ctx, req.(*SwitchSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_NavigateTree_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(NavigateTreeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).NavigateTree(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_NavigateTree_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).NavigateTree(ctx, req.(*NavigateTreeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_Reload_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReloadRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).Reload(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_Reload_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).Reload(ctx, req.(*ReloadRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_UpdateRegistrations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateRegistrationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).UpdateRegistrations(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_UpdateRegistrations_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).UpdateRegistrations(ctx, req.(*UpdateRegistrationsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_RunBuiltinTool_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(RunBuiltinToolRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(HostServiceServer).RunBuiltinTool(m, &grpc.GenericServerStream[RunBuiltinToolRequest, RunBuiltinToolResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type HostService_RunBuiltinToolServer = grpc.ServerStreamingServer[RunBuiltinToolResponse]
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -813,7 +1137,41 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Compact",
 			Handler:    _HostService_Compact_Handler,
 		},
+		{
+			MethodName: "RegisterMcpServer",
+			Handler:    _HostService_RegisterMcpServer_Handler,
+		},
+		{
+			MethodName: "NewSession",
+			Handler:    _HostService_NewSession_Handler,
+		},
+		{
+			MethodName: "Fork",
+			Handler:    _HostService_Fork_Handler,
+		},
+		{
+			MethodName: "SwitchSession",
+			Handler:    _HostService_SwitchSession_Handler,
+		},
+		{
+			MethodName: "NavigateTree",
+			Handler:    _HostService_NavigateTree_Handler,
+		},
+		{
+			MethodName: "Reload",
+			Handler:    _HostService_Reload_Handler,
+		},
+		{
+			MethodName: "UpdateRegistrations",
+			Handler:    _HostService_UpdateRegistrations_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "RunBuiltinTool",
+			Handler:       _HostService_RunBuiltinTool_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "atomic/plugin/v1/host.proto",
 }

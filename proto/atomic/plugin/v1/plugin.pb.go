@@ -159,7 +159,13 @@ type DescribeResponse struct {
 	Flags []*FlagSpec `protobuf:"bytes,8,rep,name=flags,proto3" json:"flags,omitempty"`
 	// Per-event deadlines the plugin asks for, in milliseconds (the user's
 	// settings take precedence).
-	TimeoutsMs    map[string]uint32 `protobuf:"bytes,9,rep,name=timeouts_ms,json=timeoutsMs,proto3" json:"timeouts_ms,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	TimeoutsMs map[string]uint32 `protobuf:"bytes,9,rep,name=timeouts_ms,json=timeoutsMs,proto3" json:"timeouts_ms,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// How many handlers the plugin has for each event, in registration
+	// order. Sent by plugins that list the capability "events.per_handler"
+	// when the host offers it: the host then calls every handler on its own
+	// (HandleEventRequest.handler_index) and composes their results itself,
+	// with the same rule as results of different extensions.
+	HandlerCounts map[string]uint32 `protobuf:"bytes,10,rep,name=handler_counts,json=handlerCounts,proto3" json:"handler_counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -253,6 +259,13 @@ func (x *DescribeResponse) GetFlags() []*FlagSpec {
 func (x *DescribeResponse) GetTimeoutsMs() map[string]uint32 {
 	if x != nil {
 		return x.TimeoutsMs
+	}
+	return nil
+}
+
+func (x *DescribeResponse) GetHandlerCounts() map[string]uint32 {
+	if x != nil {
+		return x.HandlerCounts
 	}
 	return nil
 }
@@ -493,7 +506,11 @@ type HandleEventRequest struct {
 	// The event as JSON, including "type" (the shapes of the reference API).
 	PayloadJson []byte `protobuf:"bytes,2,opt,name=payload_json,json=payloadJson,proto3" json:"payload_json,omitempty"`
 	// Handler context (a snapshot; live values come from the HostService).
-	Context       *HandlerContext `protobuf:"bytes,3,opt,name=context,proto3" json:"context,omitempty"`
+	Context *HandlerContext `protobuf:"bytes,3,opt,name=context,proto3" json:"context,omitempty"`
+	// When set, run only this handler of the event (0-based, registration
+	// order; see DescribeResponse.handler_counts). Unset: run every handler
+	// (notifications, and hosts without "events.per_handler").
+	HandlerIndex  *uint32 `protobuf:"varint,4,opt,name=handler_index,json=handlerIndex,proto3,oneof" json:"handler_index,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -547,6 +564,13 @@ func (x *HandleEventRequest) GetContext() *HandlerContext {
 		return x.Context
 	}
 	return nil
+}
+
+func (x *HandleEventRequest) GetHandlerIndex() uint32 {
+	if x != nil && x.HandlerIndex != nil {
+		return *x.HandlerIndex
+	}
+	return 0
 }
 
 // HandleEventResponse is a handler's result.
@@ -1085,7 +1109,11 @@ type ExecuteToolResponse struct {
 	// empty the error text below becomes the content.
 	IsError bool `protobuf:"varint,4,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
 	// On the final message: error text (the tool failed).
-	Error         string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	Error string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	// On the final message: the result asks the agent to end the run after
+	// the current batch of tool calls (when every result of the batch asks
+	// so), pi's `terminate: true`.
+	Terminate     bool `protobuf:"varint,6,opt,name=terminate,proto3" json:"terminate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1155,6 +1183,13 @@ func (x *ExecuteToolResponse) GetError() string {
 	return ""
 }
 
+func (x *ExecuteToolResponse) GetTerminate() bool {
+	if x != nil {
+		return x.Terminate
+	}
+	return false
+}
+
 var File_atomic_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
@@ -1170,7 +1205,7 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\acontext\x18\x06 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\x1a=\n" +
 	"\x0fFlagValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xda\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xfa\x04\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12)\n" +
@@ -1181,8 +1216,13 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x05tools\x18\a \x03(\v2\x1a.atomic.plugin.v1.ToolSpecR\x05tools\x120\n" +
 	"\x05flags\x18\b \x03(\v2\x1a.atomic.plugin.v1.FlagSpecR\x05flags\x12S\n" +
 	"\vtimeouts_ms\x18\t \x03(\v22.atomic.plugin.v1.DescribeResponse.TimeoutsMsEntryR\n" +
-	"timeoutsMs\x1a=\n" +
+	"timeoutsMs\x12\\\n" +
+	"\x0ehandler_counts\x18\n" +
+	" \x03(\v25.atomic.plugin.v1.DescribeResponse.HandlerCountsEntryR\rhandlerCounts\x1a=\n" +
 	"\x0fTimeoutsMsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\x1a@\n" +
+	"\x12HandlerCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"}\n" +
 	"\vCommandSpec\x12\x12\n" +
@@ -1200,11 +1240,13 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x12\n" +
 	"\x04type\x18\x03 \x01(\tR\x04type\x12#\n" +
-	"\rdefault_value\x18\x04 \x01(\tR\fdefaultValue\"\x89\x01\n" +
+	"\rdefault_value\x18\x04 \x01(\tR\fdefaultValue\"\xc5\x01\n" +
 	"\x12HandleEventRequest\x12\x14\n" +
 	"\x05event\x18\x01 \x01(\tR\x05event\x12!\n" +
 	"\fpayload_json\x18\x02 \x01(\fR\vpayloadJson\x12:\n" +
-	"\acontext\x18\x03 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\"L\n" +
+	"\acontext\x18\x03 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\x12(\n" +
+	"\rhandler_index\x18\x04 \x01(\rH\x00R\fhandlerIndex\x88\x01\x01B\x10\n" +
+	"\x0e_handler_index\"L\n" +
 	"\x13HandleEventResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
 	"resultJson\x12\x14\n" +
@@ -1237,13 +1279,14 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\ftool_call_id\x18\x02 \x01(\tR\n" +
 	"toolCallId\x12%\n" +
 	"\x0earguments_json\x18\x03 \x01(\fR\rargumentsJson\x12:\n" +
-	"\acontext\x18\x04 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\"\xa2\x01\n" +
+	"\acontext\x18\x04 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\"\xc0\x01\n" +
 	"\x13ExecuteToolResponse\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12!\n" +
 	"\fcontent_json\x18\x02 \x01(\fR\vcontentJson\x12!\n" +
 	"\fdetails_json\x18\x03 \x01(\fR\vdetailsJson\x12\x19\n" +
 	"\bis_error\x18\x04 \x01(\bR\aisError\x12\x14\n" +
-	"\x05error\x18\x05 \x01(\tR\x05error2\xce\x04\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1c\n" +
+	"\tterminate\x18\x06 \x01(\bR\tterminate2\xce\x04\n" +
 	"\rPluginService\x12Q\n" +
 	"\bDescribe\x12!.atomic.plugin.v1.DescribeRequest\x1a\".atomic.plugin.v1.DescribeResponse\x12Z\n" +
 	"\vHandleEvent\x12$.atomic.plugin.v1.HandleEventRequest\x1a%.atomic.plugin.v1.HandleEventResponse\x12]\n" +
@@ -1265,7 +1308,7 @@ func file_atomic_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_atomic_plugin_v1_plugin_proto_goTypes = []any{
 	(*DescribeRequest)(nil),               // 0: atomic.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),              // 1: atomic.plugin.v1.DescribeResponse
@@ -1285,38 +1328,40 @@ var file_atomic_plugin_v1_plugin_proto_goTypes = []any{
 	(*ExecuteToolResponse)(nil),           // 15: atomic.plugin.v1.ExecuteToolResponse
 	nil,                                   // 16: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
 	nil,                                   // 17: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	(*HandlerContext)(nil),                // 18: atomic.plugin.v1.HandlerContext
+	nil,                                   // 18: atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
+	(*HandlerContext)(nil),                // 19: atomic.plugin.v1.HandlerContext
 }
 var file_atomic_plugin_v1_plugin_proto_depIdxs = []int32{
 	16, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	18, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	19, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
 	2,  // 2: atomic.plugin.v1.DescribeResponse.commands:type_name -> atomic.plugin.v1.CommandSpec
 	3,  // 3: atomic.plugin.v1.DescribeResponse.tools:type_name -> atomic.plugin.v1.ToolSpec
 	4,  // 4: atomic.plugin.v1.DescribeResponse.flags:type_name -> atomic.plugin.v1.FlagSpec
 	17, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	18, // 6: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	5,  // 7: atomic.plugin.v1.HandleEventsRequest.events:type_name -> atomic.plugin.v1.HandleEventRequest
-	18, // 8: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	18, // 9: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	13, // 10: atomic.plugin.v1.GetCommandCompletionsResponse.completions:type_name -> atomic.plugin.v1.Completion
-	18, // 11: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	0,  // 12: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
-	5,  // 13: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
-	7,  // 14: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
-	9,  // 15: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
-	11, // 16: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
-	14, // 17: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
-	1,  // 18: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
-	6,  // 19: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
-	8,  // 20: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
-	10, // 21: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
-	12, // 22: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
-	15, // 23: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
-	18, // [18:24] is the sub-list for method output_type
-	12, // [12:18] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	18, // 6: atomic.plugin.v1.DescribeResponse.handler_counts:type_name -> atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
+	19, // 7: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	5,  // 8: atomic.plugin.v1.HandleEventsRequest.events:type_name -> atomic.plugin.v1.HandleEventRequest
+	19, // 9: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	19, // 10: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	13, // 11: atomic.plugin.v1.GetCommandCompletionsResponse.completions:type_name -> atomic.plugin.v1.Completion
+	19, // 12: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	0,  // 13: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
+	5,  // 14: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
+	7,  // 15: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
+	9,  // 16: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
+	11, // 17: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
+	14, // 18: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
+	1,  // 19: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
+	6,  // 20: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
+	8,  // 21: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
+	10, // 22: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
+	12, // 23: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
+	15, // 24: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
+	19, // [19:25] is the sub-list for method output_type
+	13, // [13:19] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_atomic_plugin_v1_plugin_proto_init() }
@@ -1325,13 +1370,14 @@ func file_atomic_plugin_v1_plugin_proto_init() {
 		return
 	}
 	file_atomic_plugin_v1_types_proto_init()
+	file_atomic_plugin_v1_plugin_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_plugin_proto_rawDesc), len(file_atomic_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,67 @@
+package main_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/atomic-go/atomic/internal/e2e"
+)
+
+// The command line (issue 18, item 13), black-box.
+
+func TestUnknownFlagsAreNamedInOneWarning(t *testing.T) {
+	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"--no-color", "--theme=dark", "-p", "hi"}}, "", limit)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, `"hi"`) {
+		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if n := strings.Count(res.Stderr, "unknown flags"); n != 1 || !strings.Contains(res.Stderr, "--no-color --theme=dark") {
+		t.Fatalf("stderr %q", res.Stderr)
+	}
+}
+
+func TestBadFlagValuesAreErrorsWithTheChoices(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sesion", "x", "-p", "hi"}, "unknown flag --sesion: did you mean --session?"},
+		{[]string{"--thinking", "ultra", "-p", "hi"}, `invalid --thinking "ultra" (use off, minimal, low, medium, high, xhigh, max)`},
+		{[]string{"--tools", "read,frob", "-p", "hi"}, "unknown tool frob in --tools (built-in tools: read, bash, edit, write, grep, find, ls"},
+		{[]string{"--system-prompt", "./no-such-prompt.md", "-p", "hi"}, "--system-prompt: ./no-such-prompt.md does not exist"},
+		{[]string{"--append-system-prompt", "prompts/none.txt", "-p", "hi"}, "--append-system-prompt: prompts/none.txt does not exist"},
+		{[]string{"--mode", "bogus"}, `unknown mode "bogus" (use rpc, acp, json, print)`},
+	} {
+		res := e2e.Run(t, e2e.Options{NoMode: true, Args: c.args}, "", limit)
+		if res.ExitCode != 2 || !strings.Contains(res.Stderr, c.want) || res.Stdout != "" {
+			t.Errorf("%v: exit %d stdout %q stderr %q; want exit 2 and %q", c.args, res.ExitCode, res.Stdout, res.Stderr, c.want)
+		}
+	}
+	// Prompt text with spaces is text, not a path.
+	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"--system-prompt", "You are terse.", "-p", "hi"}}, "", limit)
+	if res.ExitCode != 0 {
+		t.Fatalf("text system prompt: exit %d stderr %q", res.ExitCode, res.Stderr)
+	}
+}
+
+func TestHelpGoesToStdout(t *testing.T) {
+	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"--help"}}, "", limit)
+	if res.ExitCode != 0 || !strings.HasPrefix(res.Stdout, "Usage: atomic") || !strings.Contains(res.Stdout, "--session") || res.Stderr != "" {
+		t.Fatalf("exit %d stdout %.200q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
+func TestPrintWithJSONModeGivesJSON(t *testing.T) {
+	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-p", "--mode", "json", "hello"}}, "", limit)
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d stderr %q", res.ExitCode, res.Stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(res.Stdout), "\n")
+	for _, l := range lines {
+		if err := e2e.CheckRecordLine([]byte(l + "\n")); err != nil {
+			t.Fatalf("not json mode: %v: %q", err, res.Stdout)
+		}
+	}
+	if !strings.Contains(res.Stdout, `"type":"agent_end"`) {
+		t.Fatalf("no events: %q", res.Stdout)
+	}
+}

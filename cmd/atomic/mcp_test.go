@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atomic-go/atomic/internal/e2e"
+)
+
+func TestMCPCommands(t *testing.T) {
+	bin := e2e.BuildPlugin(t, "./internal/mcptest/mcptestserver")
+	dir := t.TempDir()
+	run := func(args ...string) e2e.Result {
+		return e2e.Run(t, e2e.Options{NoMode: true, RawStdout: true, Dir: dir, Args: append([]string{"mcp"}, args...),
+			AgentFiles: map[string]string{"mcp.json": readOr(t, filepath.Join(dir, "agent-mcp.json"))}}, "", time.Minute)
+	}
+	// Each run gets a fresh agent directory: keep the file between runs.
+	save := func(res e2e.Result) e2e.Result {
+		t.Helper()
+		const prefix = " in "
+		for _, line := range strings.Split(res.Stdout, "\n") {
+			if i := strings.LastIndex(line, prefix); i >= 0 && strings.HasSuffix(line, "mcp.json") {
+				b, err := os.ReadFile(line[i+len(prefix):])
+				if err == nil {
+					_ = os.WriteFile(filepath.Join(dir, "agent-mcp.json"), b, 0o600)
+				}
+			}
+		}
+		return res
+	}
+	res := save(run("add", "good", "--env", "MCP_TEST_SECRET=${NOT_SET_ANYWHERE}", "--exposure", "direct", "--", bin))
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, `Added MCP server "good"`) {
+		t.Fatalf("add: %+v", res)
+	}
+	res = run("list")
+	if res.ExitCode != 1 || !strings.Contains(res.Stdout, "good") || !strings.Contains(res.Stdout, "NOT_SET_ANYWHERE is not set") {
+		t.Fatalf("list with a failing server: %+v", res)
+	}
+	res = save(run("add", "good", "--", bin))
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "Replaced") {
+		t.Fatalf("replace: %+v", res)
+	}
+	res = run("list")
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "connected") || !strings.Contains(res.Stdout, "deferred") {
+		t.Fatalf("list: %+v", res)
+	}
+	if res = run("add", "x", "--url", "ftp://nowhere"); res.ExitCode == 0 || !strings.Contains(res.Stderr, "http or https") {
+		t.Fatalf("bad url: %+v", res)
+	}
+	if res = run("add", "x"); res.ExitCode != 2 {
+		t.Fatalf("no command: %+v", res)
+	}
+	res = run("add", "-l", "proj", "--url", "http://127.0.0.1:9/mcp", "--header", "Authorization=Bearer ${TOKEN}")
+	if res.ExitCode != 0 {
+		t.Fatalf("add -l: %+v", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".atomic", "mcp.json")); !strings.Contains(string(b), `"Authorization": "Bearer ${TOKEN}"`) {
+		t.Fatalf("project file: %s", b)
+	}
+	if res = run("list"); !strings.Contains(res.Stdout, "skipped:") || strings.Contains(res.Stdout, "proj ") {
+		t.Fatalf("list in an untrusted project: %+v", res)
+	}
+	if res = run("remove", "-l", "proj"); res.ExitCode != 0 {
+		t.Fatalf("remove -l: %+v", res)
+	}
+	if res = run("remove", "-l", "proj"); res.ExitCode != 1 {
+		t.Fatalf("remove twice: %+v", res)
+	}
+}
+
+func readOr(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return `{"mcpServers": {}}`
+	}
+	return string(b)
+}

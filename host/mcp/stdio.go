@@ -1,0 +1,196 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Stop timing of a stdio server: after stdin closes it has stdinGrace to
+// exit, then its process group gets SIGTERM, and termGrace later SIGKILL.
+var (
+	stdinGrace = 500 * time.Millisecond
+	termGrace  = 2 * time.Second
+)
+
+// stderrTailBytes is how much of a server's stderr is kept for diagnostics.
+const stderrTailBytes = 4096
+
+// stdioProc is the process of a stdio server: its own process group (so
+// that wrappers such as npx die with it), stdout the MCP stream (the SDK's
+// CommandTransport reads it; it never reaches ours), stderr to the log and
+// a kept tail.
+type stdioProc struct {
+	cmd  *exec.Cmd
+	tail *tailBuffer
+	done chan struct{} // closed when stderr reached EOF
+}
+
+// expandHome replaces a leading "~/" (or a lone "~") with the home
+// directory.
+func expandHome(s string) string {
+	if s != "~" && !strings.HasPrefix(s, "~/") {
+		return s
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return s
+	}
+	return filepath.Join(home, s[1:])
+}
+
+// newStdioTransport prepares the command of a stdio server. env holds the
+// resolved values of the entry's env; cwd is the session directory that a
+// relative cwd resolves against.
+func newStdioTransport(name string, cfg *ServerConfig, env map[string]string, cwd string, log *slog.Logger, redact func(string) string) (*mcp.CommandTransport, *stdioProc, error) {
+	args := make([]string, len(cfg.Args))
+	for i, a := range cfg.Args {
+		args[i] = expandHome(a)
+	}
+	cmd := exec.Command(expandHome(cfg.Command), args...)
+	dir := cwd
+	if cfg.Cwd != "" {
+		dir = expandHome(cfg.Cwd)
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+	}
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd.Stderr = w // a file: Wait does not wait for the server's children holding it
+	p := &stdioProc{cmd: cmd, tail: &tailBuffer{max: stderrTailBytes}, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		defer r.Close()
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 0, 4096), 64*1024)
+		for sc.Scan() {
+			line := redact(sc.Text())
+			p.tail.add(line)
+			log.Debug("mcp server stderr", "server", name, "line", line)
+		}
+		_, _ = io.Copy(io.Discard, r) // a line beyond the buffer: drain the rest
+	}()
+	t := &mcp.CommandTransport{Command: cmd, TerminateDuration: stdinGrace} // stop signals the whole group as well
+	return t, p, nil
+}
+
+// started closes the parent's copy of the stderr pipe once the command
+// runs (or failed to start).
+func (p *stdioProc) started() {
+	if f, ok := p.cmd.Stderr.(*os.File); ok {
+		_ = f.Close()
+	}
+}
+
+// stop ends the server: closeSession closes stdin and reaps the process
+// (the SDK); if the server does not exit within stdinGrace its process
+// group gets SIGTERM, then SIGKILL. Children left in the group after the
+// server exited get SIGTERM too.
+func (p *stdioProc) stop(closeSession func()) {
+	done := make(chan struct{})
+	go func() {
+		closeSession()
+		close(done)
+	}()
+	pgid := 0
+	if p.cmd.Process != nil {
+		pgid = p.cmd.Process.Pid
+	}
+	wait := func(d time.Duration) bool {
+		select {
+		case <-done:
+			return true
+		case <-time.After(d):
+			return false
+		}
+	}
+	if !wait(stdinGrace) && pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		if !wait(termGrace) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			wait(termGrace)
+		}
+	}
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	}
+}
+
+// exitError describes why the process ended, with the last stderr line.
+func (p *stdioProc) exitError() error {
+	// The exit status is not read: the SDK's transport waits for the
+	// process in a goroutine of its own, so cmd.ProcessState would race.
+	msg := "the server exited"
+	if last := p.tail.lastLine(); last != "" {
+		msg += ": " + last
+	}
+	return errors.New(msg)
+}
+
+// tailBuffer keeps the last max bytes of lines.
+type tailBuffer struct {
+	mu    sync.Mutex
+	max   int
+	lines []string
+	size  int
+}
+
+func (t *tailBuffer) add(line string) {
+	if len(line) > t.max {
+		line = line[len(line)-t.max:]
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = append(t.lines, line)
+	t.size += len(line) + 1
+	for t.size > t.max && len(t.lines) > 1 {
+		t.size -= len(t.lines[0]) + 1
+		t.lines = t.lines[1:]
+	}
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.Join(t.lines, "\n")
+}
+
+func (t *tailBuffer) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := len(t.lines) - 1; i >= 0; i-- {
+		if s := strings.TrimSpace(t.lines[i]); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// describeStartError turns a failure to start into a message.
+func describeStartError(ctx context.Context, err error, timeout time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		return fmt.Errorf("no answer to initialize within %s", timeout)
+	}
+	return err
+}

@@ -1,0 +1,290 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool is one MCP tool as an agent tool.
+type Tool struct {
+	srv         *server
+	name        string // mcp__<server>__<tool>
+	remote      string // the server's name of the tool
+	description string
+	params      json.RawMessage
+	exposure    string
+}
+
+var _ tools.Tool = (*Tool)(nil)
+
+// Name implements tools.Tool.
+func (t *Tool) Name() string { return t.name }
+
+// Description implements tools.Tool.
+func (t *Tool) Description() string { return t.description }
+
+// Parameters implements tools.Tool.
+func (t *Tool) Parameters() json.RawMessage { return t.params }
+
+// Server returns the name of the tool's server.
+func (t *Tool) Server() string { return t.srv.def.Name }
+
+// Execute implements tools.Tool: the call goes to the server (connecting
+// it first if it is disconnected); progress notifications become partial
+// results; cancelling ctx cancels the request.
+// The call runs under the foreign-tool rules (host/tools.RunForeign): the
+// deadline of settings timeouts.tool and the caps on every result.
+func (t *Tool) Execute(ctx context.Context, call tools.Call) (llm.ToolResult, error) {
+	source := fmt.Sprintf("MCP server %q", t.srv.def.Name)
+	return tools.RunForeign(ctx, call, t.name, source, t.srv.m.opts.ToolTimeout,
+		func(ctx context.Context, update func(llm.ToolResult)) (llm.ToolResult, error) {
+			return t.execute(ctx, call, update)
+		})
+}
+
+func (t *Tool) execute(ctx context.Context, call tools.Call, update func(llm.ToolResult)) (llm.ToolResult, error) {
+	var res *mcp.CallToolResult
+	details := map[string]any{"server": t.srv.def.Name, "tool": t.remote}
+	progress := func(p *mcp.ProgressNotificationParams) {
+		text := p.Message
+		if text == "" {
+			text = fmt.Sprintf("Progress %g", p.Progress)
+			if p.Total > 0 {
+				text += fmt.Sprintf("/%g", p.Total)
+			}
+		}
+		update(llm.ToolResult{Content: []llm.ContentBlock{llm.Text(text)}, Details: details})
+	}
+	err := t.srv.call(ctx, "tool "+t.remote, progress, func(ctx context.Context, sess *mcp.ClientSession, token string) error {
+		args := call.Args
+		if args == nil {
+			args = map[string]any{}
+		}
+		p := &mcp.CallToolParams{Name: t.remote, Arguments: args}
+		p.SetProgressToken(token)
+		var err error
+		res, err = sess.CallTool(ctx, p)
+		return err
+	})
+	if err != nil {
+		return llm.ToolResult{}, err
+	}
+	out := llm.ToolResult{Content: toContent(t.srv.def.Name, res.Content, t.srv.m.res.readable()), Details: details}
+	if len(out.Content) == 0 && res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			out.Content = []llm.ContentBlock{llm.Text(string(b))}
+		}
+	}
+	if res.IsError {
+		text := out.ResultText()
+		if strings.TrimSpace(text) == "" {
+			text = fmt.Sprintf("MCP tool %s/%s returned an error", t.srv.def.Name, t.remote)
+		}
+		return llm.ToolResult{}, &tools.ErrorWithResult{Result: out, Err: errors.New(text)}
+	}
+	return out, nil
+}
+
+// limit bounds a resource tool's result as foreign tool results are
+// (host/tools.BoundResult).
+func (m *Manager) limit(r llm.ToolResult) llm.ToolResult {
+	return tools.BoundResult(r, "an MCP server")
+}
+
+// toContent maps MCP content blocks to the model's: text, images, embedded
+// text resources as text, other binary data and resource links as a note.
+func toContent(server string, blocks []mcp.Content, readable bool) []llm.ContentBlock {
+	out := []llm.ContentBlock{}
+	for _, b := range blocks {
+		switch c := b.(type) {
+		case *mcp.TextContent:
+			out = append(out, llm.Text(c.Text))
+		case *mcp.ImageContent:
+			out = append(out, llm.Image(base64.StdEncoding.EncodeToString(c.Data), c.MIMEType))
+		case *mcp.AudioContent:
+			out = append(out, llm.Text(fmt.Sprintf("[Audio %s, %d bytes]", c.MIMEType, len(c.Data))))
+		case *mcp.ResourceLink:
+			title := c.Title
+			if title == "" {
+				title = c.Name
+			}
+			text := fmt.Sprintf("[Resource %s %q", c.URI, title)
+			if c.MIMEType != "" {
+				text += " (" + c.MIMEType + ")"
+			}
+			if c.Description != "" {
+				text += ": " + c.Description
+			}
+			if readable {
+				text += fmt.Sprintf(". Read it with %s (server %q)", readResourceTool, server)
+			}
+			out = append(out, llm.Text(text+"]"))
+		case *mcp.EmbeddedResource:
+			out = append(out, resourceContent(c.Resource)...)
+		default:
+			if raw, err := json.Marshal(b); err == nil {
+				out = append(out, llm.Text(string(raw)))
+			}
+		}
+	}
+	return out
+}
+
+// resourceContent maps one resource's contents.
+func resourceContent(r *mcp.ResourceContents) []llm.ContentBlock {
+	if r == nil {
+		return nil
+	}
+	switch {
+	case r.Blob == nil:
+		return []llm.ContentBlock{llm.Text(r.Text)}
+	case strings.HasPrefix(r.MIMEType, "image/"):
+		return []llm.ContentBlock{llm.Image(base64.StdEncoding.EncodeToString(r.Blob), r.MIMEType)}
+	case isTextMIME(r.MIMEType):
+		return []llm.ContentBlock{llm.Text(string(r.Blob))}
+	}
+	mime := r.MIMEType
+	if mime == "" {
+		mime = "unknown type"
+	}
+	return []llm.ContentBlock{llm.Text(fmt.Sprintf("[Binary resource %s (%s, %d bytes)]", r.URI, mime, len(r.Blob)))}
+}
+
+func isTextMIME(m string) bool {
+	m = strings.ToLower(strings.TrimSpace(strings.SplitN(m, ";", 2)[0]))
+	return strings.HasPrefix(m, "text/") || m == "application/json" || strings.HasSuffix(m, "+json") || strings.HasSuffix(m, "+xml")
+}
+
+// listTools fetches the server's tools and registers them.
+func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession, gen int) error {
+	var list []*mcp.Tool
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("tools/list: %w", err)
+		}
+		list = append(list, t)
+	}
+	s.mu.Lock()
+	stale := s.gen != gen
+	s.mu.Unlock()
+	if !stale {
+		s.setTools(list)
+	}
+	return nil
+}
+
+// refreshTools follows notifications/tools/list_changed: new tools are
+// added, withdrawn ones removed.
+func (s *server) refreshTools(gen int) {
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
+	defer cancel()
+	if err := s.listTools(ctx, sess, gen); err != nil {
+		s.m.opts.Log.Warn("mcp tools/list failed after list_changed", "server", s.def.Name, "error", s.redact(err.Error()))
+		return
+	}
+	if s.m.opts.OnChange != nil {
+		s.m.opts.OnChange(s.status())
+	}
+}
+
+// setTools replaces the server's tools in the registry. Direct tools are
+// active; deferred ones stay inactive until mcp_tool_search loads them
+// (a loaded tool that is still offered stays loaded); hidden ones are not
+// registered.
+func (s *server) setTools(list []*mcp.Tool) {
+	reg := s.m.opts.Tools
+	cfg := &s.def.Config
+	// Names that sanitise alike all get the hash suffix.
+	count := map[string]int{}
+	for _, t := range list {
+		count[ToolName(s.def.Name, t.Name, nil)]++
+	}
+	next := map[string]*Tool{}
+	for _, t := range list {
+		exp := cfg.ToolExposureOf(t.Name)
+		if exp == ExposureHidden {
+			continue
+		}
+		name := ToolName(s.def.Name, t.Name, func(n string) bool {
+			if count[n] > 1 || next[n] != nil {
+				return true
+			}
+			if reg == nil {
+				return false
+			}
+			other, ok := reg.Get(n)
+			if !ok {
+				return false
+			}
+			mt, mine := other.(*Tool)
+			return !mine || mt.srv.def.Name != s.def.Name
+		})
+		next[name] = &Tool{srv: s, name: name, remote: t.Name, description: toolDescription(s.def.Name, t), params: inputSchema(t.InputSchema), exposure: exp}
+	}
+	s.mu.Lock()
+	prev := s.tools
+	s.tools = next
+	s.mu.Unlock()
+	if reg == nil {
+		return
+	}
+	for name := range prev {
+		if _, ok := next[name]; !ok {
+			reg.Remove(name)
+		}
+	}
+	for name, t := range next {
+		active := t.exposure == ExposureDirect
+		if old, ok := prev[name]; ok && old.exposure == t.exposure && reg.IsActive(name) {
+			active = true // loaded by mcp_tool_search earlier
+		}
+		reg.Add(t, active)
+	}
+}
+
+func toolDescription(server string, t *mcp.Tool) string {
+	if d := strings.TrimSpace(t.Description); d != "" {
+		return d
+	}
+	if t.Title != "" {
+		return t.Title
+	}
+	if t.Annotations != nil && t.Annotations.Title != "" {
+		return t.Annotations.Title
+	}
+	return fmt.Sprintf("MCP tool %s from server %s", t.Name, server)
+}
+
+// inputSchema returns the tool's input schema as an object schema (some
+// providers reject object schemas without properties).
+func inputSchema(schema any) json.RawMessage {
+	var m map[string]any
+	if b, err := json.Marshal(schema); err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	if _, ok := m["type"]; !ok {
+		m["type"] = "object"
+	}
+	if _, ok := m["properties"]; !ok {
+		m["properties"] = map[string]any{}
+	}
+	b, _ := json.Marshal(m)
+	return b
+}

@@ -1,0 +1,122 @@
+package trust
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestConcurrentRecordsLoseNothing(t *testing.T) {
+	agent := t.TempDir()
+	const n = 8
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := Record(agent, fmt.Sprintf("/p/%d", i), "sha256:x"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := 0; i < n; i++ {
+		if ok, err := IsTrusted(agent, fmt.Sprintf("/p/%d", i), "sha256:x"); err != nil || !ok {
+			t.Fatalf("project %d: trusted %v, err %v", i, ok, err)
+		}
+	}
+}
+
+func TestCorruptRecordIsReportedAndKeptAside(t *testing.T) {
+	agent := t.TempDir()
+	path := filepath.Join(agent, File)
+	corrupt := []byte(`{"version": 1, "projects": {"/a": `)
+	if err := os.WriteFile(path, corrupt, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := IsTrusted(agent, "/a", "fp"); ok || err == nil {
+		t.Fatalf("corrupt record: trusted %v, err %v (want false and an error)", ok, err)
+	}
+	ok, err := Decide(agent, "/a", false, func() string { return "fp" })
+	if ok || err == nil {
+		t.Fatalf("Decide on a corrupt record: %v, %v", ok, err)
+	}
+	err = Record(agent, "/b", "fp")
+	if err == nil || !strings.Contains(err.Error(), "kept as") {
+		t.Fatalf("Record over a corrupt file: err %v, want it reported as kept aside", err)
+	}
+	matches, _ := filepath.Glob(path + ".corrupt-*")
+	if len(matches) != 1 {
+		t.Fatalf("kept-aside files %v", matches)
+	}
+	if b, _ := os.ReadFile(matches[0]); string(b) != string(corrupt) {
+		t.Fatalf("the corrupt file was changed: %q", b)
+	}
+	if ok, err := IsTrusted(agent, "/b", "fp"); !ok || err != nil {
+		t.Fatalf("new record: %v %v", ok, err)
+	}
+}
+
+func TestDecide(t *testing.T) {
+	fp := func() string { return "sha256:now" }
+	write := func(t *testing.T, agent, settings string) {
+		if settings != "" {
+			if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(settings), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cases := []struct {
+		name, settings string
+		recorded, flag bool
+		want, wantErr  bool
+	}{
+		{name: "ask, nothing recorded", want: false},
+		{name: "ask, recorded", recorded: true, want: true},
+		{name: "flag", flag: true, want: true},
+		{name: "always", settings: `{"defaultProjectTrust":"always"}`, want: true},
+		{name: "never beats a record", settings: `{"defaultProjectTrust":"never"}`, recorded: true, want: false},
+		{name: "flag beats never", settings: `{"defaultProjectTrust":"never"}`, flag: true, want: true},
+		{name: "broken settings are reported", settings: `{"defaultProjectTrust":`, recorded: true, want: true, wantErr: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			agent := t.TempDir()
+			write(t, agent, c.settings)
+			if c.recorded {
+				if err := Record(agent, "/proj", "sha256:now"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := Decide(agent, "/proj", c.flag, fp)
+			if got != c.want || (err != nil) != c.wantErr {
+				t.Fatalf("Decide = %v, %v; want %v (error %v)", got, err, c.want, c.wantErr)
+			}
+			if c.flag {
+				if ok, _ := IsTrusted(agent, "/proj", "sha256:now"); !ok {
+					t.Fatal("the flag did not record the trust")
+				}
+			}
+		})
+	}
+}
+
+func TestFingerprintSeesContentAndNewFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.ts"), filepath.Join(dir, "b.ts")
+	os.WriteFile(a, []byte("one"), 0o600)
+	before := Fingerprint(dir, []string{a, b})
+	if Fingerprint(dir, []string{b, a, a}) != before {
+		t.Fatal("order or duplicates changed the fingerprint")
+	}
+	os.WriteFile(b, []byte("two"), 0o600)
+	added := Fingerprint(dir, []string{a, b})
+	os.WriteFile(a, []byte("ONE"), 0o600)
+	changed := Fingerprint(dir, []string{a, b})
+	if before == added || added == changed {
+		t.Fatalf("fingerprints %s %s %s", before, added, changed)
+	}
+}

@@ -1,0 +1,28 @@
+//go:build unix
+
+package fsutil
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// openFlags are added to every open of a user-named file: never block on
+// a FIFO or a device, never acquire a controlling terminal.
+const openFlags = syscall.O_NONBLOCK | syscall.O_NOCTTY
+
+// keepOwner gives f the owner of the file it replaces, where the process
+// may (as root, or when the owner is already ours); best effort.
+func keepOwner(f *os.File, old fs.FileInfo) {
+	if st, ok := old.Sys().(*syscall.Stat_t); ok {
+		if int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid() {
+			_ = f.Chown(int(st.Uid), int(st.Gid))
+		}
+	}
+}
+
+// writable reports whether the process may write the file at path.
+func writable(path string) bool {
+	return syscall.Access(path, 2 /* W_OK */) == nil
+}
