@@ -30,6 +30,39 @@ type Client struct {
 	unterminated bool
 	keep         bool
 	kept         [][]byte
+
+	// errMu and errCond signal each write to the agent's stderr, for
+	// WaitStderr (the text itself is the rpcclient's Stderr).
+	errMu   sync.Mutex
+	errCond *sync.Cond
+}
+
+// signalWriter broadcasts cond after every write and keeps nothing.
+type signalWriter struct {
+	mu   *sync.Mutex
+	cond *sync.Cond
+}
+
+func (w signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	return len(p), nil
+}
+
+// WaitStderr waits until the agent's stderr holds every one of want (a
+// line logged before a response may reach the test after it), and fails
+// the test after 10 s.
+func (c *Client) WaitStderr(want ...string) string {
+	c.t.Helper()
+	return c.WaitStderrFor(containsAll(want), quoteAll(want))
+}
+
+// WaitStderrFor waits until ok holds for the agent's stderr so far and
+// returns it; after 10 s it fails the test, naming what.
+func (c *Client) WaitStderrFor(ok func(stderr string) bool, what string) string {
+	c.t.Helper()
+	return waitText(c.t, &c.errMu, c.errCond, c.Stderr, ok, what)
 }
 
 // Lines returns the stdout lines read so far (with ClientOptions.KeepLines).
@@ -64,6 +97,7 @@ func StartClient(t testing.TB, opts Options, copts ...ClientOptions) *Client {
 	}
 	cmd, env := Command(t, opts)
 	c := &Client{Env: env, t: t, keep: co.KeepLines}
+	c.errCond = sync.NewCond(&c.errMu)
 	var err error
 	c.Client, err = rpcclient.Start(rpcclient.Options{
 		Executable:     cmd.Path,
@@ -76,6 +110,7 @@ func StartClient(t testing.TB, opts Options, copts ...ClientOptions) *Client {
 		StopTimeout:    5 * time.Second,
 		UIHandler:      co.UIHandler,
 		OnLine:         c.checkLine,
+		Stderr:         signalWriter{mu: &c.errMu, cond: c.errCond},
 	})
 	if err != nil {
 		t.Fatal(err)

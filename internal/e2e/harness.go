@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -393,32 +394,58 @@ func (a *Agent) Stderr() string {
 // response may arrive after it), and fails the test after 10 s.
 func (a *Agent) WaitStderr(want ...string) string {
 	a.t.Helper()
+	return a.WaitStderrFor(containsAll(want), quoteAll(want))
+}
+
+// WaitStderrFor waits until ok holds for the agent's stderr so far and
+// returns it; after 10 s it fails the test, naming what.
+func (a *Agent) WaitStderrFor(ok func(stderr string) bool, what string) string {
+	a.t.Helper()
+	return waitText(a.t, &a.mu, a.cond, func() string { return a.stderr.String() }, ok, what)
+}
+
+// waitText waits on cond (whose lock is mu, broadcast after each write)
+// until ok(get()) holds, and fails t after 10 s naming what.
+func waitText(t testing.TB, mu *sync.Mutex, cond *sync.Cond, get func() string, ok func(string) bool, what string) string {
+	t.Helper()
 	timer := time.AfterFunc(10*time.Second, func() {
-		a.mu.Lock()
-		a.cond.Broadcast()
-		a.mu.Unlock()
+		mu.Lock()
+		cond.Broadcast()
+		mu.Unlock()
 	})
 	defer timer.Stop()
 	deadline := time.Now().Add(10 * time.Second)
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
 	for {
-		got := a.stderr.String()
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(got, w) {
-				missing = w
-				break
-			}
-		}
-		if missing == "" {
+		got := get()
+		if ok(got) {
 			return got
 		}
 		if time.Now().After(deadline) {
-			a.t.Fatalf("stderr %q lacks %q", got, missing)
+			t.Fatalf("stderr %q: waited 10 s for %s", got, what)
 		}
-		a.cond.Wait()
+		cond.Wait()
 	}
+}
+
+func containsAll(want []string) func(string) bool {
+	return func(got string) bool {
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func quoteAll(want []string) string {
+	q := make([]string, len(want))
+	for i, w := range want {
+		q[i] = strconv.Quote(w)
+	}
+	return strings.Join(q, " and ")
 }
 
 // SendRaw writes raw bytes to the agent's stdin as they are.
