@@ -126,7 +126,13 @@ func (p *Plugin) handle(ctx context.Context, ev *hooks.Event, index *uint32) (js
 	defer done()
 	cctx, cancel := callContext(ctx, in)
 	defer cancel()
-	resp, err := in.pc.HandleEvent(cctx, &pb.HandleEventRequest{Event: ev.Name, PayloadJson: payload, Context: p.handlerContext(id), HandlerIndex: index})
+	req := &pb.HandleEventRequest{Event: ev.Name, PayloadJson: payload, Context: p.handlerContext(id), HandlerIndex: index}
+	var resp *pb.HandleEventResponse
+	if p.usesLane(in) {
+		resp, err = in.lane.call(cctx, req)
+	} else {
+		resp, err = in.pc.HandleEvent(cctx, req)
+	}
 	if err != nil {
 		return nil, p.callError(in, err)
 	}
@@ -174,6 +180,21 @@ func (p *Plugin) HandleBatch(ctx context.Context, evs []*hooks.Event) []error {
 		}
 	}
 	return errs
+}
+
+// usesLane: HandleEvent calls to in take its event lane (it has one that
+// is up, and the plugin reads it).
+func (p *Plugin) usesLane(in *instance) bool {
+	return in.lane.up() && p.hasCapability(LaneCapability)
+}
+
+// EventLane reports whether HandleEvent calls to the running process take
+// its event lane now (for tests and diagnostics).
+func (p *Plugin) EventLane() bool {
+	p.proc.mu.Lock()
+	in := p.proc.inst
+	p.proc.mu.Unlock()
+	return in != nil && in.alive.Err() == nil && p.usesLane(in)
 }
 
 func (p *Plugin) hasCapability(c string) bool { return hasCapability(p.description(), c) }

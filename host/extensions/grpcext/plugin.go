@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +140,10 @@ type Process struct {
 	shared  bool
 	onCrash func(why string)
 	log     *slog.Logger
+	// EventLane, set before the first Attach, passes each start of the
+	// process an event lane (plugin.proto, EventLaneFrame) that its
+	// plugins use for HandleEvent when they list LaneCapability.
+	EventLane bool
 
 	startMu sync.Mutex // serialises starts
 	mu      sync.Mutex
@@ -158,10 +163,22 @@ type instance struct {
 	conn   *grpc.ClientConn
 	runner *cmdRunner
 	gen    uint64
+	// lane carries HandleEvent calls when the process was given one and
+	// its plugin lists LaneCapability (nil: gRPC only).
+	lane *eventLane
 	// alive ends when the process exits.
 	alive  context.Context
 	stop   context.CancelCauseFunc
 	killed atomic.Bool
+}
+
+// hostCapabilities are HostCapabilities, with LaneCapability when the
+// process was given a lane.
+func (in *instance) hostCapabilities() []string {
+	if in.lane == nil {
+		return HostCapabilities
+	}
+	return append(append([]string(nil), HostCapabilities...), LaneCapability)
 }
 
 // errExited is the cause of calls cut short by the plugin's death.
@@ -342,6 +359,13 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 	stderr := newLogWriter(pr.log, "stderr")
 	stdout := newLogWriter(pr.log, "stdout")
 	var rr *cmdRunner
+	var laneConn net.Conn
+	closeLane := func() {
+		if laneConn != nil {
+			laneConn.Close()
+			laneConn = nil
+		}
+	}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  plugin.HandshakeConfig{ProtocolVersion: sdk.ProtocolVersion, MagicCookieKey: sdk.MagicCookieKey, MagicCookieValue: sdk.MagicCookieValue},
 		Plugins:          plugin.PluginSet{sdk.PluginName: &hostPlugin{}},
@@ -369,11 +393,23 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 			cmd.Env = append(spec.Env, pr.env...)
 			r, err := newRunner(l, cmd)
 			rr = r
+			if err == nil && pr.EventLane {
+				conn, child, lerr := laneSockets()
+				if lerr != nil {
+					pr.log.Warn("no event lane: hook calls go through gRPC", "err", lerr)
+				} else {
+					laneConn = conn
+					cmd.ExtraFiles = []*os.File{child} // fd 3
+					cmd.Env = append(cmd.Env, laneFDEnv+"=3")
+					r.afterStart = append(r.afterStart, child)
+				}
+			}
 			return r, err
 		},
 	})
 	proto, err := client.Client()
 	if err != nil {
+		closeLane()
 		if dep := stderr.missingDependency(500 * time.Millisecond); dep != "" {
 			// The real reason, not the handshake that never came.
 			killPlugin(client, rr)
@@ -384,12 +420,19 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 	}
 	raw, err := proto.Dispense(sdk.PluginName)
 	if err != nil {
+		closeLane()
 		killPlugin(client, rr)
 		return nil, fmt.Errorf("plugin does not serve %q: %w", sdk.PluginName, err)
 	}
 	conn := raw.(*pluginConn)
 	alive, stop := context.WithCancelCause(context.Background())
 	in := &instance{client: client, pc: conn.pc, broker: conn.broker, conn: conn.conn, runner: rr, alive: alive, stop: stop, gen: gen}
+	if laneConn != nil {
+		in.lane = newEventLane(laneConn, laneLimit)
+		// The lane ends with the process (a child of the plugin may still
+		// hold its end open).
+		context.AfterFunc(alive, in.lane.close)
+	}
 	if rr != nil {
 		go func() {
 			<-rr.exited
@@ -427,7 +470,7 @@ func (p *Plugin) describe(ctx context.Context, in *instance) (*pb.DescribeRespon
 		dctx = metadata.NewOutgoingContext(dctx, md)
 	}
 	desc, err := in.pc.Describe(dctx, &pb.DescribeRequest{
-		ProtocolVersion: sdk.ProtocolVersion, HostCapabilities: HostCapabilities, HostBrokerId: brokerID,
+		ProtocolVersion: sdk.ProtocolVersion, HostCapabilities: in.hostCapabilities(), HostBrokerId: brokerID,
 		HostVersion: p.rt.HostVersion, FlagValues: p.rt.FlagValues, Context: p.handlerContext(""),
 	})
 	if err != nil {

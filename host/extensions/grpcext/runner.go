@@ -22,6 +22,9 @@ type cmdRunner struct {
 	stderr io.ReadCloser
 	exited chan struct{}
 	err    error
+	// afterStart are the child's ends of what it was given (ExtraFiles),
+	// closed in the agent once the child has them.
+	afterStart []*os.File
 }
 
 var _ runner.Runner = (*cmdRunner)(nil)
@@ -40,10 +43,12 @@ func newRunner(_ hclog.Logger, cmd *exec.Cmd) (*cmdRunner, error) {
 }
 
 func (r *cmdRunner) Start(context.Context) error {
-	if err := r.cmd.Start(); err != nil {
-		return err
+	err := r.cmd.Start()
+	for _, f := range r.afterStart {
+		f.Close()
 	}
-	return nil
+	r.afterStart = nil
+	return err
 }
 
 // Wait is called once by go-plugin after the pipes are drained.

@@ -345,6 +345,9 @@ func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e 
 		p = &process{rt: rt, exts: map[*extension]bool{}, stop: make(chan struct{}), alone: alone}
 		env := []string{"ATOMIC_AGENT_DIR=" + rt.AgentDir, "ATOMIC_HOST_VERSION=" + rt.HostVersion}
 		p.proc = rt.Plugins.NewProcess(cmd, host.HandlerContext().Cwd, env, true, p.crashed)
+		// Hook calls take the event lane (the host program lists
+		// events.lane): a frame each way instead of an HTTP/2 stream.
+		p.proc.EventLane = true
 		go p.watchdog(WatchdogInterval, WatchdogTimeout)
 		if !alone {
 			rt.shared = p

@@ -12,6 +12,7 @@
 // files transformed by esbuild. Built by `go generate` into ../dist (this
 // file, the npm modules it imports and the .proto files in one bundle).
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { register } from "node:module";
@@ -60,11 +61,14 @@ const EXT_ID = "atomic-extension-id";
 const EXT_MANIFEST = "atomic-extension-manifest";
 const CALL_ID = "atomic-call-id";
 
+let protoRoot = null; // the parsed .proto files (the event lane's frames)
+
 function loadProtos() {
   const root = new protobuf.Root();
   for (const src of [typesProto, pluginProto, hostProto, goPluginProto, healthProto]) {
     protobuf.parse(src, root, { keepCase: true });
   }
+  protoRoot = root;
   const def = protoLoader.fromJSON(root.toJSON(), { keepCase: true, longs: Number, enums: String, defaults: true });
   return grpc.loadPackageDefinition(def);
 }
@@ -693,7 +697,7 @@ class Extension {
       name: this.name,
       version: "",
       protocol_version: PROTOCOL_VERSION,
-      capabilities: ["events.batch", "events.per_handler"],
+      capabilities: lane ? ["events.batch", "events.per_handler", LANE_CAPABILITY] : ["events.batch", "events.per_handler"],
       events: Object.keys(this.handlers),
       handler_counts: Object.fromEntries(Object.entries(this.handlers).map(([e, hs]) => [e, hs.length])),
       commands,
@@ -852,12 +856,21 @@ async function main() {
 
   const exts = new Map(); // id -> Extension
   const loads = new Map(); // id -> Promise<Extension>
-  const extOf = (call) => {
-    const id = call.metadata.get(EXT_ID)[0];
+  const extById = (id) => {
     const ext = exts.get(String(id || ""));
     if (!ext) throw new Error(`no extension ${id} in this process`);
     builtinHost = ext;
     return ext;
+  };
+  const extOf = (call) => extById(call.metadata.get(EXT_ID)[0]);
+  // handleEvent answers one HandleEvent request (over gRPC or the lane).
+  const handleEvent = async (ext, r, signal) => {
+    try {
+      const res = await ext.dispatch(r.event, fromBytes(r.payload_json), r.context, signal, r.handler_index);
+      return { result_json: res === undefined || res === null ? Buffer.alloc(0) : jsonBytes(res), error: "" };
+    } catch (e) {
+      return { result_json: Buffer.alloc(0), error: errorOf(e, ext) };
+    }
   };
   const answer = (cb, fn) => {
     Promise.resolve()
@@ -917,16 +930,7 @@ async function main() {
       });
     },
     HandleEvent(call, cb) {
-      answer(cb, async () => {
-        const ext = extOf(call);
-        const r = call.request;
-        try {
-          const res = await ext.dispatch(r.event, fromBytes(r.payload_json), r.context, signalOf(call), r.handler_index);
-          return { result_json: res === undefined || res === null ? Buffer.alloc(0) : jsonBytes(res), error: "" };
-        } catch (e) {
-          return { result_json: Buffer.alloc(0), error: errorOf(e, ext) };
-        }
-      });
+      answer(cb, () => handleEvent(extOf(call), call.request, signalOf(call)));
     },
     HandleEvents(call, cb) {
       answer(cb, async () => {
@@ -1003,6 +1007,16 @@ async function main() {
     },
   });
 
+  lane = openLane((md, r, signal) => {
+    let ext;
+    try {
+      ext = extById(md[EXT_ID]);
+    } catch (e) {
+      return Promise.resolve({ result_json: Buffer.alloc(0), error: errText(e) });
+    }
+    return handleEvent(ext, r, signal);
+  });
+
   const sockDir = process.env.PLUGIN_UNIX_SOCKET_DIR || os.tmpdir();
   const sock = path.join(sockDir, `atomic-node-${process.pid}-${Math.random().toString(36).slice(2, 8)}.sock`);
   await new Promise((resolve, reject) =>
@@ -1022,6 +1036,88 @@ async function main() {
   // standard output (which go-plugin reads); everything extensions print
   // there goes to the agent's log.
   process.stdout.write(`1|${PROTOCOL_VERSION}|unix|${sock}|grpc\n`);
+}
+
+// --- the event lane ----------------------------------------------------------
+// The agent may pass this process a socket (fd ATOMIC_PLUGIN_EVENT_FD) on
+// which it sends HandleEvent calls as frames (plugin.proto,
+// EventLaneFrame: a 4-byte big-endian length, then the frame): one write
+// and one read per call instead of an HTTP/2 stream. Every other call, and
+// HandleEvent when the lane is down, comes over gRPC.
+const LANE_CAPABILITY = "events.lane";
+let lane = null; // set when the lane is open
+
+function openLane(handle) {
+  const fd = Number(process.env.ATOMIC_PLUGIN_EVENT_FD);
+  delete process.env.ATOMIC_PLUGIN_EVENT_FD; // not for the extensions' children
+  if (!Number.isInteger(fd) || fd < 3) return null;
+  const Frame = protoRoot.lookupType("atomic.plugin.v1.EventLaneFrame");
+  let sock;
+  try {
+    sock = new net.Socket({ fd, readable: true, writable: true });
+  } catch (e) {
+    log("no event lane:", errText(e));
+    return null;
+  }
+  sock.unref(); // the gRPC server keeps the process alive, not the lane
+  const calls = new Map(); // id -> cancel()
+  const send = (msg) => {
+    const body = Frame.encode(msg).finish();
+    const out = Buffer.allocUnsafe(4 + body.length);
+    out.writeUInt32BE(body.length, 0);
+    out.set(body, 4);
+    sock.write(out);
+  };
+  const request = (f) => {
+    const key = String(f.id);
+    let ac = null;
+    let cancelled = false;
+    calls.set(key, () => {
+      cancelled = true;
+      if (ac) ac.abort(new Error("aborted"));
+    });
+    // The AbortSignal of the call, made on first use.
+    const signal = () => {
+      if (!ac) {
+        ac = new AbortController();
+        if (cancelled) ac.abort(new Error("aborted"));
+      }
+      return ac.signal;
+    };
+    handle(f.metadata || {}, f.request, signal).then((response) => {
+      // A cancelled call is not waited for: no answer.
+      if (calls.delete(key)) send({ id: f.id, response });
+    });
+  };
+  let buf = Buffer.alloc(0);
+  sock.on("data", (chunk) => {
+    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    while (buf.length >= 4) {
+      const n = buf.readUInt32BE(0);
+      if (buf.length < 4 + n) break;
+      const body = buf.subarray(4, 4 + n);
+      buf = buf.subarray(4 + n);
+      let f;
+      try {
+        // The decoded message reads like the gRPC path's request
+        // (unset fields read as their defaults, messages as null).
+        f = Frame.decode(body);
+      } catch (e) {
+        log("event lane: a frame does not decode:", errText(e));
+        sock.destroy();
+        return;
+      }
+      if (f.cancel) {
+        const c = calls.get(String(f.id));
+        calls.delete(String(f.id));
+        if (c) c();
+      } else if (f.request) {
+        request(f);
+      }
+    }
+  });
+  sock.on("error", (e) => log("event lane:", errText(e)));
+  return sock;
 }
 
 if (!isMainThread && workerData && workerData.role === "sync") {

@@ -1190,6 +1190,106 @@ func (x *ExecuteToolResponse) GetTerminate() bool {
 	return false
 }
 
+// EventLaneFrame is one message of the event lane, a cheaper path for
+// HandleEvent than a gRPC call (no HTTP/2 stream per call).
+//
+// The lane is a connected stream socket that the host passes to the
+// plugin process when it starts it; the environment variable
+// ATOMIC_PLUGIN_EVENT_FD names its file descriptor. A plugin that uses it
+// lists the capability "events.lane" in Describe, and the host lists it
+// too (only when it passed a lane to this process). Then the host may send
+// any HandleEvent call as a frame on the lane instead; every other RPC,
+// and every HandleEvent while the lane is down, stays on gRPC.
+//
+// Framing: each frame is a 4-byte big-endian length followed by the
+// frame's protobuf encoding. The host refuses a frame longer than the
+// message cap of the plugin's gRPC connection and then stops using the
+// lane (pending calls fail, later ones go through gRPC). Deadlines,
+// errors and crash rules are those of the same call over gRPC.
+type EventLaneFrame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Chosen by the host for a request; the response and a cancel carry the
+	// same id. Ids are never reused while the lane is open.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// What the gRPC call would carry as metadata (for a shared process, the
+	// extension the call is for).
+	Metadata map[string]string `protobuf:"bytes,2,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Host to plugin: the call.
+	Request *HandleEventRequest `protobuf:"bytes,3,opt,name=request,proto3" json:"request,omitempty"`
+	// Plugin to host: the answer to the request with this id.
+	Response *HandleEventResponse `protobuf:"bytes,4,opt,name=response,proto3" json:"response,omitempty"`
+	// Host to plugin: the call with this id was cancelled or ran out of
+	// time (its handlers' signal is aborted); no response is expected.
+	Cancel        bool `protobuf:"varint,5,opt,name=cancel,proto3" json:"cancel,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EventLaneFrame) Reset() {
+	*x = EventLaneFrame{}
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EventLaneFrame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EventLaneFrame) ProtoMessage() {}
+
+func (x *EventLaneFrame) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EventLaneFrame.ProtoReflect.Descriptor instead.
+func (*EventLaneFrame) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *EventLaneFrame) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *EventLaneFrame) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *EventLaneFrame) GetRequest() *HandleEventRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *EventLaneFrame) GetResponse() *HandleEventResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *EventLaneFrame) GetCancel() bool {
+	if x != nil {
+		return x.Cancel
+	}
+	return false
+}
+
 var File_atomic_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
@@ -1286,7 +1386,16 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\fdetails_json\x18\x03 \x01(\fR\vdetailsJson\x12\x19\n" +
 	"\bis_error\x18\x04 \x01(\bR\aisError\x12\x14\n" +
 	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1c\n" +
-	"\tterminate\x18\x06 \x01(\bR\tterminate2\xce\x04\n" +
+	"\tterminate\x18\x06 \x01(\bR\tterminate\"\xc4\x02\n" +
+	"\x0eEventLaneFrame\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12J\n" +
+	"\bmetadata\x18\x02 \x03(\v2..atomic.plugin.v1.EventLaneFrame.MetadataEntryR\bmetadata\x12>\n" +
+	"\arequest\x18\x03 \x01(\v2$.atomic.plugin.v1.HandleEventRequestR\arequest\x12A\n" +
+	"\bresponse\x18\x04 \x01(\v2%.atomic.plugin.v1.HandleEventResponseR\bresponse\x12\x16\n" +
+	"\x06cancel\x18\x05 \x01(\bR\x06cancel\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x012\xce\x04\n" +
 	"\rPluginService\x12Q\n" +
 	"\bDescribe\x12!.atomic.plugin.v1.DescribeRequest\x1a\".atomic.plugin.v1.DescribeResponse\x12Z\n" +
 	"\vHandleEvent\x12$.atomic.plugin.v1.HandleEventRequest\x1a%.atomic.plugin.v1.HandleEventResponse\x12]\n" +
@@ -1308,7 +1417,7 @@ func file_atomic_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_atomic_plugin_v1_plugin_proto_goTypes = []any{
 	(*DescribeRequest)(nil),               // 0: atomic.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),              // 1: atomic.plugin.v1.DescribeResponse
@@ -1326,42 +1435,47 @@ var file_atomic_plugin_v1_plugin_proto_goTypes = []any{
 	(*Completion)(nil),                    // 13: atomic.plugin.v1.Completion
 	(*ExecuteToolRequest)(nil),            // 14: atomic.plugin.v1.ExecuteToolRequest
 	(*ExecuteToolResponse)(nil),           // 15: atomic.plugin.v1.ExecuteToolResponse
-	nil,                                   // 16: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	nil,                                   // 17: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	nil,                                   // 18: atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
-	(*HandlerContext)(nil),                // 19: atomic.plugin.v1.HandlerContext
+	(*EventLaneFrame)(nil),                // 16: atomic.plugin.v1.EventLaneFrame
+	nil,                                   // 17: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
+	nil,                                   // 18: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
+	nil,                                   // 19: atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
+	nil,                                   // 20: atomic.plugin.v1.EventLaneFrame.MetadataEntry
+	(*HandlerContext)(nil),                // 21: atomic.plugin.v1.HandlerContext
 }
 var file_atomic_plugin_v1_plugin_proto_depIdxs = []int32{
-	16, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	19, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	17, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
+	21, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
 	2,  // 2: atomic.plugin.v1.DescribeResponse.commands:type_name -> atomic.plugin.v1.CommandSpec
 	3,  // 3: atomic.plugin.v1.DescribeResponse.tools:type_name -> atomic.plugin.v1.ToolSpec
 	4,  // 4: atomic.plugin.v1.DescribeResponse.flags:type_name -> atomic.plugin.v1.FlagSpec
-	17, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	18, // 6: atomic.plugin.v1.DescribeResponse.handler_counts:type_name -> atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
-	19, // 7: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	18, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
+	19, // 6: atomic.plugin.v1.DescribeResponse.handler_counts:type_name -> atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
+	21, // 7: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
 	5,  // 8: atomic.plugin.v1.HandleEventsRequest.events:type_name -> atomic.plugin.v1.HandleEventRequest
-	19, // 9: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	19, // 10: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	21, // 9: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	21, // 10: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
 	13, // 11: atomic.plugin.v1.GetCommandCompletionsResponse.completions:type_name -> atomic.plugin.v1.Completion
-	19, // 12: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	0,  // 13: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
-	5,  // 14: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
-	7,  // 15: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
-	9,  // 16: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
-	11, // 17: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
-	14, // 18: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
-	1,  // 19: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
-	6,  // 20: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
-	8,  // 21: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
-	10, // 22: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
-	12, // 23: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
-	15, // 24: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
-	19, // [19:25] is the sub-list for method output_type
-	13, // [13:19] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	21, // 12: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	20, // 13: atomic.plugin.v1.EventLaneFrame.metadata:type_name -> atomic.plugin.v1.EventLaneFrame.MetadataEntry
+	5,  // 14: atomic.plugin.v1.EventLaneFrame.request:type_name -> atomic.plugin.v1.HandleEventRequest
+	6,  // 15: atomic.plugin.v1.EventLaneFrame.response:type_name -> atomic.plugin.v1.HandleEventResponse
+	0,  // 16: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
+	5,  // 17: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
+	7,  // 18: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
+	9,  // 19: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
+	11, // 20: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
+	14, // 21: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
+	1,  // 22: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
+	6,  // 23: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
+	8,  // 24: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
+	10, // 25: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
+	12, // 26: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
+	15, // 27: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
+	22, // [22:28] is the sub-list for method output_type
+	16, // [16:22] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_atomic_plugin_v1_plugin_proto_init() }
@@ -1377,7 +1491,7 @@ func file_atomic_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_plugin_proto_rawDesc), len(file_atomic_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
