@@ -72,9 +72,10 @@ func (a sessionAPI) handlerContext(id goja.Value) string {
 func (a sessionAPI) sendMessage(id goja.Value, msgJSON string, trigger bool, deliverAs string) goja.Value {
 	c := a.s.callOf(id)
 	msg := mustJSON[hooks.CustomMessage](a.r, "sendMessage", msgJSON)
-	taken := a.s.sends.start()
+	turn, taken := a.s.sends.start()
 	return a.s.async(a.r, func() (any, error) {
 		defer taken()
+		<-turn
 		return nil, c.host.SendMessage(context.WithoutCancel(c.ctx), msg, trigger, deliverAs)
 	}, plainResult)
 }
@@ -82,9 +83,10 @@ func (a sessionAPI) sendMessage(id goja.Value, msgJSON string, trigger bool, del
 func (a sessionAPI) sendUserMessage(id goja.Value, contentJSON, deliverAs string) goja.Value {
 	c := a.s.callOf(id)
 	content := mustJSON[llm.Content](a.r, "sendUserMessage", contentJSON)
-	taken := a.s.sends.start()
+	turn, taken := a.s.sends.start()
 	return a.s.async(a.r, func() (any, error) {
 		defer taken()
+		<-turn
 		return nil, c.host.SendUserMessage(context.WithoutCancel(c.ctx), content, deliverAs)
 	}, plainResult)
 }

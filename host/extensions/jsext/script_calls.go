@@ -27,22 +27,34 @@ type call struct {
 
 // sendCount counts the messages a script sent (pi.sendMessage,
 // pi.sendUserMessage: they return at once) that the host has not taken
-// yet.
+// yet, and hands them to the host one at a time in the order they were
+// sent (as pi appends them).
 type sendCount struct {
 	mu   sync.Mutex
 	n    int
 	zero chan struct{} // closed while n == 0
+	last chan struct{} // closed once the latest message was taken
 }
 
-// start counts one message; the returned function marks it taken.
-func (c *sendCount) start() func() {
+// start counts one message. The host may take it once turn is closed
+// (every earlier message was taken); taken marks it taken.
+func (c *sendCount) start() (turn <-chan struct{}, taken func()) {
 	c.mu.Lock()
 	if c.n == 0 {
 		c.zero = make(chan struct{})
 	}
 	c.n++
+	prev := c.last
+	if prev == nil {
+		closed := make(chan struct{})
+		close(closed)
+		prev = closed
+	}
+	mine := make(chan struct{})
+	c.last = mine
 	c.mu.Unlock()
-	return func() {
+	return prev, func() {
+		close(mine)
 		c.mu.Lock()
 		c.n--
 		if c.n == 0 {

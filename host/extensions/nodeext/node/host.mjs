@@ -342,6 +342,14 @@ class Extension {
       this.client[method](req, md, (err, res) => (err ? reject(new Error(err.details || err.message)) : resolve(res)));
     });
   }
+  // ordered makes the call once every earlier ordered call of this
+  // extension has been answered: messages reach the session in the order
+  // the extension sent them, as in pi.
+  ordered(method, req, callId) {
+    const p = (this.sendTail || Promise.resolve()).then(() => this.call(method, req, callId));
+    this.sendTail = p.catch(() => {});
+    return p;
+  }
   sync(method, req, callId) {
     return syncCall(this.address, method, req || {}, callId);
   }
@@ -455,7 +463,7 @@ class Extension {
         // As pi: customType is optional (a message without one is shown as is).
         const o = options || {};
         return ext
-          .call("SendMessage", {
+          .ordered("SendMessage", {
             custom_type: message.customType == null ? "" : String(message.customType),
             content_json: jsonBytes(toContent(message.content === undefined ? "" : message.content)),
             display: message.display === undefined ? true : !!message.display,
@@ -467,7 +475,7 @@ class Extension {
       }),
       sendUserMessage: action("sendUserMessage", (content, options) =>
         ext
-          .call("SendUserMessage", { content_json: jsonBytes(toContent(content)), deliver_as: (options && options.deliverAs) || "" })
+          .ordered("SendUserMessage", { content_json: jsonBytes(toContent(content)), deliver_as: (options && options.deliverAs) || "" })
           .then(() => undefined),
       ),
       appendEntry: action("appendEntry", (customType, data) => {
