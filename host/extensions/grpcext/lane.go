@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -52,6 +54,38 @@ type laneResult struct {
 
 // errLaneClosed is the lane's error once its instance is gone.
 var errLaneClosed = errors.New("the event lane is closed")
+
+// passLane gives the process that cmd starts an event lane (its end as
+// fd 3, named in its environment; closed in the agent once r started it)
+// and returns the agent's end, or nil when none could be made.
+func (pr *Process) passLane(cmd *exec.Cmd, r *cmdRunner) net.Conn {
+	conn, child, err := laneSockets()
+	if err != nil {
+		pr.log.Warn("no event lane: hook calls go through gRPC", "err", err)
+		return nil
+	}
+	cmd.ExtraFiles = []*os.File{child} // fd 3
+	cmd.Env = append(cmd.Env, laneFDEnv+"=3")
+	r.afterStart = append(r.afterStart, child)
+	return conn
+}
+
+// openLane serves the agent's end of a started process's lane until the
+// process ends (a child of the plugin may still hold the other end open).
+func openLane(conn net.Conn, alive context.Context) *eventLane {
+	l := newEventLane(conn, laneLimit)
+	context.AfterFunc(alive, l.close)
+	return l
+}
+
+// hostCapabilities are HostCapabilities, with LaneCapability when the
+// process was given a lane.
+func (in *instance) hostCapabilities() []string {
+	if in.lane == nil {
+		return HostCapabilities
+	}
+	return append(append([]string(nil), HostCapabilities...), LaneCapability)
+}
 
 // newEventLane reads conn's frames until it is closed; frames from the
 // plugin longer than limit bytes break the lane.

@@ -172,15 +172,6 @@ type instance struct {
 	killed atomic.Bool
 }
 
-// hostCapabilities are HostCapabilities, with LaneCapability when the
-// process was given a lane.
-func (in *instance) hostCapabilities() []string {
-	if in.lane == nil {
-		return HostCapabilities
-	}
-	return append(append([]string(nil), HostCapabilities...), LaneCapability)
-}
-
 // errExited is the cause of calls cut short by the plugin's death.
 type errExited struct{ status string }
 
@@ -359,11 +350,10 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 	stderr := newLogWriter(pr.log, "stderr")
 	stdout := newLogWriter(pr.log, "stdout")
 	var rr *cmdRunner
-	var laneConn net.Conn
+	var laneConn net.Conn // the host's end of the event lane, if passed
 	closeLane := func() {
 		if laneConn != nil {
 			laneConn.Close()
-			laneConn = nil
 		}
 	}
 	client := plugin.NewClient(&plugin.ClientConfig{
@@ -394,15 +384,7 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 			r, err := newRunner(l, cmd)
 			rr = r
 			if err == nil && pr.EventLane {
-				conn, child, lerr := laneSockets()
-				if lerr != nil {
-					pr.log.Warn("no event lane: hook calls go through gRPC", "err", lerr)
-				} else {
-					laneConn = conn
-					cmd.ExtraFiles = []*os.File{child} // fd 3
-					cmd.Env = append(cmd.Env, laneFDEnv+"=3")
-					r.afterStart = append(r.afterStart, child)
-				}
+				laneConn = pr.passLane(cmd, r)
 			}
 			return r, err
 		},
@@ -428,10 +410,7 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 	alive, stop := context.WithCancelCause(context.Background())
 	in := &instance{client: client, pc: conn.pc, broker: conn.broker, conn: conn.conn, runner: rr, alive: alive, stop: stop, gen: gen}
 	if laneConn != nil {
-		in.lane = newEventLane(laneConn, laneLimit)
-		// The lane ends with the process (a child of the plugin may still
-		// hold its end open).
-		context.AfterFunc(alive, in.lane.close)
+		in.lane = openLane(laneConn, alive)
 	}
 	if rr != nil {
 		go func() {
