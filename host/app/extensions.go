@@ -230,7 +230,7 @@ func (h *extHost) RefreshExtensionTools() {
 				active = rt.tools.IsActive(name)
 			}
 		}
-		rt.tools.Add(&extensions.Tool{Ref: ref}, active)
+		rt.tools.Add(&extensions.Tool{Ref: ref, Timeout: rt.settings.Timeouts.ToolTimeout()}, active)
 	}
 }
 
@@ -274,6 +274,17 @@ func (rt *Runtime) extReady() {
 	case <-rt.ext.ready:
 	case <-time.After(extReadyLimit):
 		rt.log.Warn("extensions are still starting; continuing without waiting")
+	}
+}
+
+// extStarted waits until the start-up session_start has been delivered
+// to every extension (or given up on: the delivery is bounded by the hook
+// deadlines, and the wait by extReadyLimit).
+func (rt *Runtime) extStarted() {
+	select {
+	case <-rt.ext.started:
+	case <-time.After(extReadyLimit):
+		rt.log.Warn("session_start is still being handled; continuing without waiting")
 	}
 }
 
@@ -432,7 +443,7 @@ func (rt *Runtime) extensionCommand(text string) func() {
 	run := func() {
 		// pi runs no command before session_start has been handled (an
 		// extension sets up there what its commands use).
-		<-rt.ext.started
+		rt.extStarted()
 		gen := rt.ext.reloads.Load()
 		err := ref.Ext.RunCommand(rt.baseCtx, name, args)
 		if err != nil && rt.ext.reloads.Load() != gen {

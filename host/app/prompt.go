@@ -81,6 +81,10 @@ func (rt *Runtime) Submit(in PromptInput) (Accepted, error) {
 	if cmd := rt.extensionCommand(in.Text); cmd != nil {
 		return Accepted{Start: cmd, Disposition: DispositionHandled}, nil
 	}
+	// As in pi, nothing the prompt starts runs before the start-up
+	// session_start handlers have finished: what they register (a tool,
+	// an input handler) is part of the first run.
+	rt.extStarted()
 	text, images, consumed := rt.inputHook(in.Text, in.Images, "rpc", rt.streamingBehaviorIfRunning(in.StreamingBehavior))
 	if consumed {
 		return handled, nil
@@ -174,6 +178,7 @@ func (rt *Runtime) Queue(steer bool, text string, images []llm.ContentBlock) (st
 	if rt.IsExtensionCommand(text) {
 		return "", errQueuedCommand(text)
 	}
+	rt.extStarted() // as Submit
 	behavior := BehaviorFollowUp
 	if steer {
 		behavior = BehaviorSteer

@@ -565,6 +565,24 @@ func (a *Agent) RawLines() [][]byte {
 // WaitFrom waits for the first record at index >= from that matches.
 func (a *Agent) WaitFrom(from int, timeout time.Duration, match func(Record) bool) Record {
 	a.t.Helper()
+	r, why := a.waitFrom(from, timeout, match)
+	if r == nil {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.t.Fatalf("%s waiting for a record; got %d records:\n%s\nstderr:\n%s", why, len(a.records)-from, dump(a.records[min(from, len(a.records)):]), a.stderr.String())
+	}
+	return r
+}
+
+// Within is WaitFrom for a record that may rightly never come (a test
+// that something does not happen before another step): nil when none
+// matched within timeout or before stdout closed.
+func (a *Agent) Within(from int, timeout time.Duration, match func(Record) bool) Record {
+	r, _ := a.waitFrom(from, timeout, match)
+	return r
+}
+
+func (a *Agent) waitFrom(from int, timeout time.Duration, match func(Record) bool) (Record, string) {
 	deadline := time.Now().Add(timeout)
 	timer := time.AfterFunc(timeout, func() {
 		a.mu.Lock()
@@ -577,15 +595,14 @@ func (a *Agent) WaitFrom(from int, timeout time.Duration, match func(Record) boo
 	for i := from; ; {
 		for ; i < len(a.records); i++ {
 			if match(a.records[i]) {
-				return a.records[i]
+				return a.records[i], ""
 			}
 		}
-		if a.eof || time.Now().After(deadline) {
-			why := "timed out"
-			if a.eof {
-				why = "stdout closed"
-			}
-			a.t.Fatalf("%s waiting for a record; got %d records:\n%s\nstderr:\n%s", why, len(a.records)-from, dump(a.records[min(from, len(a.records)):]), a.stderr.String())
+		if a.eof {
+			return nil, "stdout closed"
+		}
+		if time.Now().After(deadline) {
+			return nil, "timed out"
 		}
 		a.cond.Wait()
 	}

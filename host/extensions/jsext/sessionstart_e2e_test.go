@@ -1,7 +1,9 @@
 package jsext_test
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,22 +15,14 @@ import (
 // extension sets up there what its commands use). The handler here waits
 // for a dialog that is answered only after the command was sent.
 func TestCommandWaitsForSessionStart(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "setup.ts")
-	if err := writeFile(p, `export default function (pi: any) {
+	a, dialog := startWithSetupDialog(t, `export default function (pi: any) {
   let state = "none";
   pi.on("session_start", async (_e: any, ctx: any) => {
     await ctx.ui.input("setting up");
     state = "ready";
   });
   pi.registerCommand("state", { handler: async (_args: string, ctx: any) => { ctx.ui.notify("state=" + state); } });
-}`); err != nil {
-		t.Fatal(err)
-	}
-	a := startScripts(t, nil, nil, entry(p, "", nil))
-	dialog := a.WaitFrom(0, 60*time.Second, func(r e2e.Record) bool { return r["type"] == "extension_ui_request" && r["method"] == "input" })
-	if dialog == nil {
-		t.Fatalf("no session_start dialog\n%s", a.Stderr())
-	}
+}`)
 	from := a.Len()
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "/state"})
 	a.Send(map[string]any{"type": "extension_ui_response", "id": dialog["id"], "value": "ok"})
@@ -36,4 +30,51 @@ func TestCommandWaitsForSessionStart(t *testing.T) {
 	if got == nil || got["message"] != "state=ready" {
 		t.Fatalf("the command ran before session_start finished: %v\n%s", got, a.Stderr())
 	}
+}
+
+// TestPromptWaitsForSessionStart: a tool that a session_start handler
+// registers is offered in the first model request of a prompt sent while
+// the handler still runs (pi handles no command before session_start has
+// been handled). The handler waits for a dialog; the test answers it once
+// the prompt's run has ended, or after a while if it does not run: a run
+// that does not wait ends first and misses the tool.
+func TestPromptWaitsForSessionStart(t *testing.T) {
+	a, dialog := startWithSetupDialog(t, `export default function (pi: any) {
+  pi.on("session_start", async (_e: any, ctx: any) => {
+    await ctx.ui.input("setting up");
+    pi.registerTool({
+      name: "late_echo", label: "late", description: "echoes",
+      parameters: { type: "object", properties: {} },
+      execute: async () => ({ content: [{ type: "text", text: "late" }] }),
+    });
+  });
+}`)
+	from := a.Len()
+	a.Send(map[string]any{"type": "prompt", "message": "hello"})
+	ended := func(r e2e.Record) bool { return r["type"] == "agent_end" }
+	early := a.Within(from, 3*time.Second, ended) != nil
+	a.Send(map[string]any{"type": "extension_ui_response", "id": dialog["id"], "value": "ok"})
+	if a.WaitFrom(from, 60*time.Second, ended) == nil {
+		t.Fatalf("the prompt did not run\n%s", a.Stderr())
+	}
+	reqs := a.FauxRequests()
+	if len(reqs) == 0 {
+		t.Fatal("no model request")
+	}
+	if !strings.Contains(fmt.Sprint(reqs[0]["tools"]), "late_echo") {
+		t.Fatalf("the first request lacks the tool session_start registered (run ended before the handler: %v): %v", early, reqs[0]["tools"])
+	}
+}
+
+// startWithSetupDialog starts the agent with the script src, whose
+// session_start handler opens an input dialog, and returns the dialog.
+func startWithSetupDialog(t *testing.T, src string) (*e2e.Agent, e2e.Record) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "setup.ts")
+	if err := writeFile(p, src); err != nil {
+		t.Fatal(err)
+	}
+	a := startScripts(t, nil, nil, entry(p, "", nil))
+	dialog := a.WaitFrom(0, 60*time.Second, func(r e2e.Record) bool { return r["type"] == "extension_ui_request" && r["method"] == "input" })
+	return a, dialog
 }
