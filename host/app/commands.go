@@ -50,6 +50,16 @@ func (rt *Runtime) Commands() []SlashCommand {
 	return append(out, rt.ResourceCommands()...)
 }
 
+// StartedCommands is Commands once the start-up session_start has been
+// handled: what it registers is listed, as in pi, for the client's
+// get_commands. (Commands itself does not wait: an extension may ask for
+// the list from its session_start handler.)
+func (rt *Runtime) StartedCommands() []SlashCommand {
+	rt.extReady()
+	rt.extStarted()
+	return rt.Commands()
+}
+
 // ResourceCommands lists the prompt templates, then the skills (as
 // "skill:<name>"), as get_commands shows them.
 func (rt *Runtime) ResourceCommands() []SlashCommand {

@@ -315,9 +315,12 @@ func (rt *Runtime) Extensions() *extensions.Manager { return rt.ext.mgr }
 // project.
 func (rt *Runtime) ProjectTrusted() bool { return rt.ext.mgr.Trusted() }
 
-// ExtensionStatuses lists every extension found and what became of it.
+// ExtensionStatuses lists every extension found and what became of it,
+// once the start-up session_start has been handled (so that what it
+// registers is listed, as in pi).
 func (rt *Runtime) ExtensionStatuses() []extensions.Status {
 	rt.extReady()
+	rt.extStarted()
 	return rt.ext.mgr.Statuses()
 }
 

@@ -105,7 +105,9 @@ type stateArea interface {
 // commandsArea: slash commands, completions, reload and resource
 // diagnostics (cmd_commands.go).
 type commandsArea interface {
-	Commands() []app.SlashCommand
+	// StartedCommands is Commands once the start-up session_start has
+	// been handled (what it registers is listed, as in pi).
+	StartedCommands() []app.SlashCommand
 	CommandCompletions(ctx context.Context, command, argumentPrefix string) []app.Completion
 	Reload(ctx context.Context) error
 	ResourceDiagnostics() []resources.Diagnostic

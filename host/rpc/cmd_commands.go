@@ -8,7 +8,7 @@ import (
 // reload, get_resource_diagnostics.
 
 func handleGetCommands(_ context.Context, s *Server, _ *Request) (any, error) {
-	return map[string]any{"commands": s.b.commands.Commands()}, nil
+	return map[string]any{"commands": s.b.commands.StartedCommands()}, nil
 }
 
 func handleGetCommandCompletions(ctx context.Context, s *Server, req *Request) (any, error) {

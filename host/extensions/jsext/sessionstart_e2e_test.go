@@ -66,6 +66,28 @@ func TestPromptWaitsForSessionStart(t *testing.T) {
 	}
 }
 
+// TestGetCommandsWaitsForSessionStart: get_commands lists a command that
+// a session_start handler registers, when asked while the handler still
+// runs (as pi, which answers once session_start has been handled).
+func TestGetCommandsWaitsForSessionStart(t *testing.T) {
+	a, dialog := startWithSetupDialog(t, `export default function (pi: any) {
+  pi.on("session_start", async (_e: any, ctx: any) => {
+    await ctx.ui.input("setting up");
+    pi.registerCommand("late", { handler: async () => {} });
+  });
+}`)
+	from := a.Len()
+	id := a.NewID()
+	a.Send(map[string]any{"id": id, "type": "get_commands"})
+	answer := func(r e2e.Record) bool { return r["type"] == "response" && r["id"] == id }
+	early := a.Within(from, 3*time.Second, answer) != nil
+	a.Send(map[string]any{"type": "extension_ui_response", "id": dialog["id"], "value": "ok"})
+	got := a.WaitFrom(from, 60*time.Second, answer)
+	if !strings.Contains(fmt.Sprint(got["data"]), "name:late") {
+		t.Fatalf("get_commands lacks the command session_start registered (answered before the handler ended: %v): %v", early, got["data"])
+	}
+}
+
 // startWithSetupDialog starts the agent with the script src, whose
 // session_start handler opens an input dialog, and returns the dialog.
 func startWithSetupDialog(t *testing.T, src string) (*e2e.Agent, e2e.Record) {
