@@ -225,7 +225,7 @@ func sourceLoader(t *Transformer, entry string) require.SourceLoader {
 		if err := checkScriptPath(path); err != nil {
 			return nil, err
 		}
-		src, err := require.DefaultSourceLoader(path)
+		src, err := loadSource(path)
 		if err != nil {
 			return nil, err
 		}

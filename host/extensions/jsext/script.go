@@ -116,7 +116,7 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 		// (A child's log lines are named by the agent that reads them.)
 		s.log = s.log.With("extension", filepath.Base(spec.Path))
 	}
-	src, err := os.ReadFile(entry)
+	src, err := ReadSource(entry)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the script: %w", err)
 	}

@@ -100,7 +100,7 @@ func (t *Transformer) Transform(path string, src []byte) (code string, cached bo
 	file := ""
 	if t.Dir != "" {
 		file = filepath.Join(t.Dir, key+".js")
-		if b, err := os.ReadFile(file); err == nil {
+		if b, err := fsutil.ReadRegular(file, maxCachedTransform); err == nil {
 			t.remember(key, string(b))
 			return string(b), true, nil
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/atomic-go/atomic/host/extensions/jsext"
 	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
@@ -103,6 +104,7 @@ func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 			}
 			return api.OnResolveResult{Path: r.Path, External: r.External, Namespace: r.Namespace}, nil
 		})
+		b.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: "file"}, loadSource)
 	}}
 	res := api.Build(api.BuildOptions{
 		EntryPoints:   []string{entry},
@@ -195,6 +197,32 @@ func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 	return g, rec
 }
 
+// sourceLoaders are the loaders of the files loadSource reads itself.
+var sourceLoaders = map[string]api.Loader{
+	".js": api.LoaderJS, ".mjs": api.LoaderJS, ".cjs": api.LoaderJS, ".jsx": api.LoaderJSX,
+	".ts": api.LoaderTS, ".mts": api.LoaderTS, ".cts": api.LoaderTS, ".tsx": api.LoaderTSX,
+	".json": api.LoaderJSON,
+}
+
+// loadSource reads a file of the import graph for esbuild under the
+// regular-file rule (jsext.ReadSource: a FIFO, a device, a socket or a
+// file over jsext.MaxSourceFile is refused, naming the file, instead of
+// blocking or filling memory). The other kinds of file (assets, native
+// addons) are checked to be regular files and left to esbuild.
+func loadSource(a api.OnLoadArgs) (api.OnLoadResult, error) {
+	loader, ok := sourceLoaders[strings.ToLower(filepath.Ext(a.Path))]
+	if !ok {
+		_, err := fsutil.StatRegular(a.Path)
+		return api.OnLoadResult{}, err
+	}
+	src, err := jsext.ReadSource(a.Path)
+	if err != nil {
+		return api.OnLoadResult{}, err
+	}
+	code := string(src)
+	return api.OnLoadResult{Contents: &code, Loader: loader}, nil
+}
+
 func abs(metaPath string) string {
 	if filepath.IsAbs(metaPath) {
 		return metaPath
@@ -257,7 +285,7 @@ var (
 // offers TypeScript files (require, __dirname, __filename) are defined
 // when the file uses them without declaring them.
 func transformTS(dir, file string) (string, error) {
-	src, err := os.ReadFile(file)
+	src, err := jsext.ReadSource(file)
 	if err != nil {
 		return "", err
 	}
