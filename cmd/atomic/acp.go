@@ -14,6 +14,6 @@ const modeACP = app.ModeACP
 
 func serveACP(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, logger *slog.Logger) int {
 	return serve(ctx, rt, in, logger, func(onWriteErr func(error)) frontEnd {
-		return acp.New(rt, out, onWriteErr, acp.Options{Version: version})
+		return acp.New(rt, out, onWriteErr, acp.Options{Version: buildVersion()})
 	})
 }

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/atomic-go/atomic/host/app"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/packages"
 	"github.com/atomic-go/atomic/internal/fsutil"
 	"github.com/spf13/pflag"
 )
@@ -35,7 +40,7 @@ type cliFlags struct {
 	noPrompts      bool
 	noContextFiles bool
 	systemPrompt   string
-	appendSystem   string
+	appendSystem   []string
 	trustProject   bool
 	offline        bool
 	logLevel       string
@@ -72,7 +77,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	fs.BoolVar(&f.noPrompts, "no-prompt-templates", false, "do not discover prompt templates")
 	fs.BoolVar(&f.noContextFiles, "no-context-files", false, "do not read AGENTS.md / CLAUDE.md files")
 	fs.StringVar(&f.systemPrompt, "system-prompt", "", "replace the system prompt (text or a file path)")
-	fs.StringVar(&f.appendSystem, "append-system-prompt", "", "append to the system prompt (text or a file path)")
+	fs.StringArrayVar(&f.appendSystem, "append-system-prompt", nil, "append to the system prompt (text or a file path; repeatable, each appended in order)")
 	fs.BoolVar(&f.trustProject, "trust-project", false, "trust this project (its extensions, skills, templates, context files and settings) and record it")
 	fs.BoolVar(&f.offline, "offline", false, "do not use the network for catalog refreshes")
 	fs.StringVar(&f.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (default warn)")
@@ -96,6 +101,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 				return nil, fmt.Errorf("unknown flag --%s: did you mean --%s?", name, near)
 			}
 		}
+	}
+	args, err := normalizeShortFlags(fs, args)
+	if err != nil {
+		return nil, err
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -151,7 +160,20 @@ func (f *cliFlags) validate() error {
 			return fmt.Errorf("unknown tool %s in --tools (built-in tools: %s; extension tools are always active)", strings.Join(bad, ", "), strings.Join(known, ", "))
 		}
 	}
-	for _, p := range []struct{ flag, v string }{{"--system-prompt", f.systemPrompt}, {"--append-system-prompt", f.appendSystem}} {
+	for _, e := range f.extensions {
+		// A local -e path that is not there is an error once, here (not a
+		// warning per discovery pass and a zero exit).
+		if !packages.IsPackageSource(e) && !strings.HasPrefix(e, "file:") {
+			if _, err := os.Stat(e); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("-e %s: no such file or directory", e)
+			}
+		}
+	}
+	texts := []struct{ flag, v string }{{"--system-prompt", f.systemPrompt}}
+	for _, v := range f.appendSystem {
+		texts = append(texts, struct{ flag, v string }{"--append-system-prompt", v})
+	}
+	for _, p := range texts {
 		if looksLikePath(p.v) {
 			if _, err := os.Stat(p.v); err != nil {
 				return fmt.Errorf("%s: %s does not exist (give the text itself, or the path of a file)", p.flag, p.v)
@@ -176,6 +198,84 @@ func looksLikePath(v string) bool {
 }
 
 // longFlagName returns the name of a --name or --name=value argument.
+// piShortFlags are pi's multi-letter short options, whole arguments
+// (pi does not cluster short flags): -nt is --no-tools there, not
+// --name t.
+var piShortFlags = map[string]string{
+	"-nt": "--no-tools", "-ne": "--no-extensions", "-ns": "--no-skills",
+	"-np": "--no-prompt-templates", "-nc": "--no-context-files",
+	"-t": "--tools", "-v": "--version",
+}
+
+// normalizeShortFlags turns pi's short options into their long flags and
+// refuses an unknown short flag (-zz, -a), as pi does: pflag would accept
+// it silently, and extension flags are long flags only. A cluster of
+// known short booleans (-cp) is fine; a short flag that takes a value
+// ends the cluster (-nname) and takes the next argument when the cluster
+// ends with it. Arguments that are values of flags are left alone.
+func normalizeShortFlags(fs *pflag.FlagSet, args []string) ([]string, error) {
+	takesValue := func(fl *pflag.Flag) bool { return fl.NoOptDefVal == "" }
+	out := slices.Clone(args)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if a == "--" {
+			break
+		}
+		if long, ok := piShortFlags[a]; ok {
+			out[i], a = long, long
+		}
+		if name, ok := longFlagName(a); ok {
+			if fl := fs.Lookup(name); fl != nil && takesValue(fl) && !strings.Contains(a, "=") {
+				i++
+			}
+			continue
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			fl := fs.ShorthandLookup(a[j : j+1])
+			if fl == nil {
+				return nil, fmt.Errorf("unknown short flag -%c in %s (short flags: %s; see atomic --help)", a[j], a, shortFlags(fs))
+			}
+			if takesValue(fl) {
+				if j == len(a)-1 {
+					i++
+				}
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// shortFlags lists the short flags fs defines, as "-c -e -h -n -p".
+func shortFlags(fs *pflag.FlagSet) string {
+	var out []string
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if fl.Shorthand != "" && !fl.Hidden {
+			out = append(out, "-"+fl.Shorthand)
+		}
+	})
+	for short := range piShortFlags {
+		out = append(out, short)
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+// unknownFlagNames are the unknown flags without their values (a value
+// may be a secret, such as --api-key=sk-…; warnings and logs never show
+// it).
+func (f *cliFlags) unknownFlagNames() []string {
+	out := make([]string, 0, len(f.unknown))
+	for _, a := range f.unknown {
+		name, _, _ := strings.Cut(a, "=")
+		out = append(out, name)
+	}
+	return out
+}
+
 func longFlagName(a string) (string, bool) {
 	if !strings.HasPrefix(a, "--") || len(a) <= 2 {
 		return "", false
@@ -279,4 +379,16 @@ func (f *cliFlags) extensionFlags() map[string]string {
 		}
 	}
 	return out
+}
+
+// appendedSystemPrompt is every --append-system-prompt (text or the
+// file's contents) in the order given, separated by a blank line.
+func appendedSystemPrompt(vs []string) string {
+	parts := make([]string, 0, len(vs))
+	for _, v := range vs {
+		if t := readTextOrFile(v); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }

@@ -14,7 +14,7 @@ func TestUnknownFlagsAreNamedInOneWarning(t *testing.T) {
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, `"hi"`) {
 		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	if n := strings.Count(res.Stderr, "unknown flags"); n != 1 || !strings.Contains(res.Stderr, "--no-color --theme=dark") {
+	if n := strings.Count(res.Stderr, "unknown flags"); n != 1 || !strings.Contains(res.Stderr, "values not shown): --no-color --theme\n") {
 		t.Fatalf("stderr %q", res.Stderr)
 	}
 }
@@ -30,6 +30,13 @@ func TestBadFlagValuesAreErrorsWithTheChoices(t *testing.T) {
 		{[]string{"--system-prompt", "./no-such-prompt.md", "-p", "hi"}, "--system-prompt: ./no-such-prompt.md does not exist"},
 		{[]string{"--append-system-prompt", "prompts/none.txt", "-p", "hi"}, "--append-system-prompt: prompts/none.txt does not exist"},
 		{[]string{"--mode", "bogus"}, `unknown mode "bogus" (use rpc, acp, json, print)`},
+		// Unknown short flags are errors, as in pi (issue 28, item 4).
+		{[]string{"-zz", "-p", "hi"}, "unknown short flag -z in -zz"},
+		{[]string{"-a", "-p", "hi"}, "unknown short flag -a in -a"},
+		{[]string{"-p", "-x", "hi"}, "unknown short flag -x in -x"},
+		{[]string{"-cq", "-p", "hi"}, "unknown short flag -q in -cq"},
+		// A missing local -e path is an error, once (item 7).
+		{[]string{"-e", "./no-such-ext.ts", "-p", "hi"}, "-e ./no-such-ext.ts: no such file or directory"},
 	} {
 		res := e2e.Run(t, e2e.Options{NoMode: true, Args: c.args}, "", limit)
 		if res.ExitCode != 2 || !strings.Contains(res.Stderr, c.want) || res.Stdout != "" {
@@ -63,5 +70,27 @@ func TestPrintWithJSONModeGivesJSON(t *testing.T) {
 	}
 	if !strings.Contains(res.Stdout, `"type":"agent_end"`) {
 		t.Fatalf("no events: %q", res.Stdout)
+	}
+}
+
+// The value of an unknown flag is never shown (it may be a key: item 6).
+func TestUnknownFlagValuesAreNotEchoed(t *testing.T) {
+	for _, args := range [][]string{
+		{"--api-key=sk-secret-123", "-p", "hi"},
+		{"--api-key", "sk-secret-123", "-p", "hi"},
+		{"--token=sk-secret-123", "--other", "sk-secret-123", "-p", "hi"},
+	} {
+		res := e2e.Run(t, e2e.Options{NoMode: true, Args: args}, "", limit)
+		if res.ExitCode != 0 || strings.Contains(res.Stderr, "sk-secret") || !strings.Contains(res.Stderr, "--api-key") && !strings.Contains(res.Stderr, "--token") {
+			t.Errorf("%v: exit %d stderr %q", args, res.ExitCode, res.Stderr)
+		}
+	}
+}
+
+// -v is --version, as in pi.
+func TestPiShortVersionFlag(t *testing.T) {
+	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-v"}}, "", limit)
+	if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) == "" {
+		t.Fatalf("-v: exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
 	}
 }

@@ -94,7 +94,7 @@ func run(args []string) int {
 	if len(f.unknown) > 0 {
 		// One warning naming every unknown flag (old clients pass some;
 		// extensions may read them).
-		fmt.Fprintf(stderr, "atomic: warning: unknown flags accepted but not used by atomic itself (extensions may read them): %s\n", strings.Join(f.unknown, " "))
+		fmt.Fprintf(stderr, "atomic: warning: unknown flags accepted but not used by atomic itself (extensions may read them; values not shown): %s\n", strings.Join(f.unknownFlagNames(), " "))
 	}
 	if privErr != nil {
 		logger.Warn("cannot make the process non-dumpable; other processes of the user can reach its descriptors through /proc", "err", privErr)
@@ -130,7 +130,7 @@ func run(args []string) int {
 		Provider: f.provider, Model: f.model, ThinkingLevel: f.thinking,
 		NoSession: f.noSession, SessionPath: f.session, Continue: f.continueLatest, SessionName: f.name,
 		Tools: tools, NoTools: f.noTools,
-		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: readTextOrFile(f.appendSystem),
+		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: appendedSystemPrompt(f.appendSystem),
 		Skills: f.skills, PromptTemplates: f.promptTmpls,
 		NoSkills: f.noSkills, NoPromptTemplates: f.noPrompts, NoContextFiles: f.noContextFiles,
 		Extensions: f.extensions, NoExtensions: f.noExtensions, TrustProject: f.trustProject, Offline: f.offline,
