@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -208,7 +210,7 @@ func (s *server) connect(gen int) error {
 		}
 		transport = &mcp.StreamableClientTransport{
 			Endpoint:   cfg.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{base: rt, headers: headers}, Timeout: base.Timeout},
+			HTTPClient: &http.Client{Transport: newHeaderTransport(rt, cfg.URL, headers), Timeout: base.Timeout},
 			MaxRetries: 2,
 		}
 	} else {
@@ -471,14 +473,45 @@ func (s *server) sortedTools() []*Tool {
 	return out
 }
 
-// headerTransport adds the configured headers to every request.
+// headerTransport adds the configured headers (credentials, as a rule)
+// to the requests that go to the configured URL's origin (scheme, host
+// and port) only: a redirect to another origin, an HTTPS URL's redirect
+// to HTTP on the same host included, is followed without them. The
+// client copies the headers of the first request onto a redirect's, but
+// ours are set here on a clone, never on the request the client keeps.
 type headerTransport struct {
 	base    http.RoundTripper
+	origin  string
 	headers map[string]string
 }
 
+func newHeaderTransport(base http.RoundTripper, endpoint string, headers map[string]string) headerTransport {
+	u, err := url.Parse(endpoint)
+	origin := "" // unparsable: never add (Validate refuses such a URL)
+	if err == nil {
+		origin = originOf(u)
+	}
+	return headerTransport{base: base, origin: origin, headers: headers}
+}
+
+// originOf is scheme://host:port with the scheme's default port made
+// explicit and the host lower-cased.
+func originOf(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
 func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
+	if len(h.headers) > 0 && h.origin != "" && originOf(req.URL) == h.origin {
 		req = req.Clone(req.Context())
 		for k, v := range h.headers {
 			req.Header.Set(k, v)
