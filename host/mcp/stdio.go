@@ -68,7 +68,7 @@ func newStdioTransport(name string, cfg *ServerConfig, env map[string]string, cw
 		}
 	}
 	cmd.Dir = dir
-	cmd.Env = os.Environ()
+	cmd.Env = serverEnv(cfg.InheritEnv)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -93,6 +93,26 @@ func newStdioTransport(name string, cfg *ServerConfig, env map[string]string, cw
 	}()
 	t := &mcp.CommandTransport{Command: cmd, TerminateDuration: stdinGrace} // stop signals the whole group as well
 	return t, p, nil
+}
+
+// MinimalEnv names the variables of the agent's environment a stdio
+// server gets (when set) besides its entry's env, as the reference MCP
+// SDKs do: no provider API key or other credential reaches a server
+// unless its entry names it or sets "inheritEnv".
+var MinimalEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR"}
+
+// serverEnv is the environment a stdio server starts from.
+func serverEnv(inherit bool) []string {
+	if inherit {
+		return os.Environ()
+	}
+	env := make([]string, 0, len(MinimalEnv))
+	for _, k := range MinimalEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // started closes the parent's copy of the stderr pipe once the command
