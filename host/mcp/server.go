@@ -210,8 +210,11 @@ func (s *server) connect(gen int) error {
 		}
 		transport = &mcp.StreamableClientTransport{
 			Endpoint:   cfg.URL,
-			HTTPClient: &http.Client{Transport: newHeaderTransport(rt, cfg.URL, headers), Timeout: base.Timeout},
+			HTTPClient: &http.Client{Transport: limitTransport{newHeaderTransport(rt, cfg.URL, headers)}, Timeout: base.Timeout},
 			MaxRetries: 2,
+			// Explicit: the SDK's streamable client does not apply
+			// DefaultMaxEventSize for 0 (v1.8.0), leaving events unbounded.
+			MaxEventSize: maxResponseBytes,
 		}
 	} else {
 		t, p, err := newStdioTransport(s.def.Name, cfg, env, s.m.opts.Cwd(), s.m.opts.Log, s.redact)
@@ -519,3 +522,47 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return h.base.RoundTrip(req)
 }
+
+// maxResponseBytes bounds one JSON answer of an HTTP server (the SDK
+// reads it whole; limitTransport) and one SSE event (the transport's
+// MaxEventSize). Stdio messages have the SDK's own line bound.
+const maxResponseBytes = mcp.DefaultMaxEventSize
+
+// limitTransport bounds the body of every answer that is not an event
+// stream: past maxResponseBytes the read fails, so an endless body costs
+// at most that much.
+type limitTransport struct{ base http.RoundTripper }
+
+func (l limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := l.base.RoundTrip(req)
+	if err != nil || resp.Body == nil || strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream") {
+		return resp, err
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: maxResponseBytes}
+	return resp, nil
+}
+
+// errResponseTooLarge is the read error of an answer past the bound.
+var errResponseTooLarge = fmt.Errorf("the server's answer is larger than %d MiB", maxResponseBytes>>20)
+
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errResponseTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1] // one byte more tells a body of exactly the bound from a longer one
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, errResponseTooLarge
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }

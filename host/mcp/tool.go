@@ -163,14 +163,40 @@ func isTextMIME(m string) bool {
 	return strings.HasPrefix(m, "text/") || m == "application/json" || strings.HasSuffix(m, "+json") || strings.HasSuffix(m, "+xml")
 }
 
-// listTools fetches the server's tools and registers them.
+// Bounds of a server's list answers: pages followed, and tools kept. A
+// server past them fails to connect with an error that says so (a list
+// that pages forever would otherwise grow without end).
+const (
+	maxListPages = 100
+	maxTools     = 10000
+)
+
+// listTools fetches the server's tools (every page, within the bounds)
+// and registers them.
 func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession, gen int) error {
 	var list []*mcp.Tool
-	for t, err := range sess.Tools(ctx, nil) {
+	cursor := ""
+	seen := map[string]bool{}
+	for page := 1; ; page++ {
+		res, err := sess.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return fmt.Errorf("tools/list: %w", err)
 		}
-		list = append(list, t)
+		list = append(list, res.Tools...)
+		if len(list) > maxTools {
+			return fmt.Errorf("tools/list: more than %d tools; refusing the server's list", maxTools)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		if seen[res.NextCursor] {
+			return fmt.Errorf("tools/list: page %d repeats the cursor %.40q of an earlier page", page, res.NextCursor)
+		}
+		if page >= maxListPages {
+			return fmt.Errorf("tools/list: still paging after %d pages; refusing the server's list", maxListPages)
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
 	}
 	s.mu.Lock()
 	stale := s.gen != gen
