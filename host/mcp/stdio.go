@@ -82,14 +82,11 @@ func newStdioTransport(name string, cfg *ServerConfig, env map[string]string, cw
 	go func() {
 		defer close(p.done)
 		defer r.Close()
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 4096), 64*1024)
-		for sc.Scan() {
-			line := redact(sc.Text())
+		readLines(r, maxStderrLine, func(line string) {
+			line = redact(line)
 			p.tail.add(line)
 			log.Debug("mcp server stderr", "server", name, "line", line)
-		}
-		_, _ = io.Copy(io.Discard, r) // a line beyond the buffer: drain the rest
+		})
 	}()
 	t := &mcp.CommandTransport{Command: cmd, TerminateDuration: stdinGrace} // stop signals the whole group as well
 	return t, p, nil
@@ -113,6 +110,44 @@ func serverEnv(inherit bool) []string {
 		}
 	}
 	return env
+}
+
+// maxStderrLine is the longest stderr line kept whole; a longer one is
+// cut (with a note) and the lines after it are read as usual.
+const maxStderrLine = 16 << 10
+
+// readLines calls fn with each line of r (without its newline), a line
+// longer than max cut to its first max bytes and a note of how much was
+// left out, until r ends.
+func readLines(r io.Reader, max int, fn func(string)) {
+	br := bufio.NewReaderSize(r, 4096)
+	var line []byte
+	cut := 0
+	for {
+		frag, err := br.ReadSlice('\n')
+		end := err == nil
+		if end {
+			frag = frag[:len(frag)-1]
+		}
+		if room := max - len(line); room > 0 {
+			take := min(room, len(frag))
+			line = append(line, frag[:take]...)
+			cut += len(frag) - take
+		} else {
+			cut += len(frag)
+		}
+		if end || (err != nil && err != bufio.ErrBufferFull && (len(line) > 0 || cut > 0)) {
+			text := strings.TrimSuffix(string(line), "\r")
+			if cut > 0 {
+				text += fmt.Sprintf(" … (%d more bytes of this line left out)", cut)
+			}
+			fn(text)
+			line, cut = line[:0], 0
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
+	}
 }
 
 // started closes the parent's copy of the stderr pipe once the command
