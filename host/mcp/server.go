@@ -37,6 +37,8 @@ type server struct {
 	progress  map[string]func(*mcp.ProgressNotificationParams)
 	gen       int
 	cancel    context.CancelFunc // of the connection attempt
+	// A list_changed flood costs one refresh in flight and one pending.
+	refreshing, refreshPending bool
 }
 
 func newServer(m *Manager, def Server) *server {
@@ -225,7 +227,7 @@ func (s *server) connect(gen int) error {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "atomic", Version: s.m.opts.ClientVersion}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			go s.refreshTools(gen)
+			s.toolsChanged(gen)
 		},
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -277,7 +279,8 @@ func (s *server) connect(gen int) error {
 	if init != nil && init.Capabilities != nil && init.Capabilities.Tools == nil {
 		return nil
 	}
-	return s.listTools(ctx, sess, gen)
+	_, err = s.listTools(ctx, sess, gen)
+	return err
 }
 
 // watch notices a server that goes away: it is reported once and shown
