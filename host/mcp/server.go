@@ -112,7 +112,7 @@ func (s *server) begin() {
 		return
 	}
 	s.mu.Lock()
-	if s.attempt != nil {
+	if s.attempt != nil || s.m.shut.Load() {
 		s.mu.Unlock()
 		return
 	}
@@ -121,10 +121,13 @@ func (s *server) begin() {
 	s.attempt = done
 	s.gen++
 	gen := s.gen
+	actx, acancel := context.WithCancel(context.Background())
+	s.cancel = acancel
 	s.mu.Unlock()
 	s.setState(StateConnecting, "")
 	go func() {
-		err := s.connect(gen)
+		defer acancel()
+		err := s.connect(actx, gen)
 		defer func() {
 			s.mu.Lock()
 			if s.attempt == done {
@@ -170,9 +173,16 @@ func (s *server) timeout() time.Duration {
 	return time.Duration(s.def.Config.TimeoutSeconds() * float64(time.Second))
 }
 
-// connect resolves the entry's values, starts the transport, initializes
-// and lists the tools.
-func (s *server) connect(gen int) error {
+// connect waits for a start slot, resolves the entry's values, starts the
+// transport, initializes and lists the tools. actx is the attempt's
+// (cancelled by shutdown); the server's timeout runs from the slot on.
+func (s *server) connect(actx context.Context, gen int) error {
+	select {
+	case s.m.slots <- struct{}{}:
+		defer func() { <-s.m.slots }()
+	case <-actx.Done():
+		return errors.New("stopped")
+	}
 	cfg := &s.def.Config
 	env := map[string]string{}
 	for k, v := range cfg.Env {
@@ -237,14 +247,14 @@ func (s *server) connect(gen int) error {
 			s.m.opts.Log.Debug("mcp server log", "server", s.def.Name, "level", req.Params.Level, "logger", req.Params.Logger, "data", s.redact(fmt.Sprint(req.Params.Data)))
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
+	ctx, cancel := context.WithTimeout(actx, s.timeout())
 	defer cancel()
 	s.mu.Lock()
 	if s.gen != gen || s.stopping {
 		s.mu.Unlock()
 		return errors.New("stopped")
 	}
-	s.proc, s.cancel = proc, cancel
+	s.proc = proc
 	s.mu.Unlock()
 	sess, err := client.Connect(ctx, transport, nil)
 	if proc != nil {
@@ -323,12 +333,14 @@ func (s *server) closeSession(sess *mcp.ClientSession, proc *stdioProc) {
 	}
 }
 
-// shutdown closes the connection; remove also withdraws the tools.
+// shutdown closes the connection, and ends a connection attempt in
+// progress, waiting (bounded) until its process is gone; remove also
+// withdraws the tools.
 func (s *server) shutdown(remove bool) {
 	s.mu.Lock()
 	s.stopping = true
 	s.gen++
-	sess, proc := s.sess, s.proc
+	sess, proc, attempt := s.sess, s.proc, s.attempt
 	s.sess = nil
 	s.attempt = nil
 	if s.cancel != nil {
@@ -338,6 +350,14 @@ func (s *server) shutdown(remove bool) {
 	s.mu.Unlock()
 	if sess != nil {
 		s.closeSession(sess, proc)
+	}
+	if attempt != nil {
+		// The attempt stops its process itself (connect's failure path)
+		// once its context is cancelled.
+		select {
+		case <-attempt:
+		case <-time.After(stdinGrace + 2*termGrace + time.Second):
+		}
 	}
 	if remove {
 		s.setTools(nil)

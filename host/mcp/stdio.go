@@ -161,7 +161,7 @@ func (p *stdioProc) started() {
 // stop ends the server: closeSession closes stdin and reaps the process
 // (the SDK); if the server does not exit within stdinGrace its process
 // group gets SIGTERM, then SIGKILL. Children left in the group after the
-// server exited get SIGTERM too.
+// server exited get SIGTERM too, and SIGKILL termGrace later.
 func (p *stdioProc) stop(closeSession func()) {
 	done := make(chan struct{})
 	go func() {
@@ -187,9 +187,27 @@ func (p *stdioProc) stop(closeSession func()) {
 			wait(termGrace)
 		}
 	}
-	if pgid > 0 {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	if pgid > 0 && syscall.Kill(-pgid, syscall.SIGTERM) == nil {
+		// Children left in the group (one that ignores SIGTERM
+		// included) get SIGKILL after the grace.
+		if !groupGone(pgid, termGrace) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			groupGone(pgid, time.Second) // SIGKILL is delivered at once; reaping may lag
+		}
 	}
+}
+
+// groupGone waits at most d until no process of the group pgid is left
+// (a zombie not yet reaped counts as left).
+func groupGone(pgid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for syscall.Kill(-pgid, 0) == nil {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 // exitError describes why the process ended, with the last stderr line.
