@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,4 +80,44 @@ func readOr(t *testing.T, path string) string {
 		return `{"mcpServers": {}}`
 	}
 	return string(b)
+}
+
+// Eight `atomic mcp add` at once, on one file: every entry is kept (the
+// edit re-reads the file under the settings lock).
+func TestMCPAddConcurrentKeepsAll(t *testing.T) {
+	bin := e2e.Binary(t)
+	dir := t.TempDir()
+	home := t.TempDir()
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			cmd := exec.Command(bin, "mcp", "add", "-l", fmt.Sprintf("s%d", i), "--", "server-binary", fmt.Sprint(i))
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "HOME="+home, "ATOMIC_CODING_AGENT_DIR="+filepath.Join(home, "agent"))
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				err = fmt.Errorf("add s%d: %v: %s", i, err, out)
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".atomic", "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.MCPServers) != n {
+		t.Fatalf("%d of %d entries kept:\n%s", len(f.MCPServers), n, b)
+	}
 }

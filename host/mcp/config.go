@@ -55,9 +55,13 @@ type ServerConfig struct {
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
-	Cwd     string            `json:"cwd,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
+	// InheritEnv passes the agent's whole environment to a stdio server
+	// (provider API keys included); without it the server gets
+	// MinimalEnv and Env only.
+	InheritEnv bool              `json:"inheritEnv,omitempty"`
+	Cwd        string            `json:"cwd,omitempty"`
+	URL        string            `json:"url,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
 	// Timeout is the per-request timeout in seconds (0: 60).
 	Timeout     float64 `json:"timeout,omitempty"`
 	Enabled     *bool   `json:"enabled,omitempty"`
@@ -396,6 +400,7 @@ func Validate(name string, raw json.RawMessage) (ServerConfig, error) {
 	}{
 		{"type", "a string", &cfg.Type}, {"command", "a string", &cfg.Command}, {"args", "an array of strings", &cfg.Args},
 		{"env", "an object mapping names to strings", &cfg.Env}, {"cwd", "a string", &cfg.Cwd},
+		{"inheritEnv", "a boolean", &cfg.InheritEnv},
 		{"url", "a string", &cfg.URL}, {"headers", "an object mapping names to strings", &cfg.Headers},
 		{"timeout", "a positive number of seconds", &cfg.Timeout}, {"enabled", "a boolean", &cfg.Enabled},
 		{"description", "a string", &cfg.Description}, {"exposure", "a string", &cfg.Exposure},
@@ -420,7 +425,7 @@ func Validate(name string, raw json.RawMessage) (ServerConfig, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fail("url must be an http or https URL")
 		}
-		cfg.Command, cfg.Args, cfg.Env, cfg.Cwd = "", nil, nil, ""
+		cfg.Command, cfg.Args, cfg.Env, cfg.Cwd, cfg.InheritEnv = "", nil, nil, "", false
 	case cfg.Command != "" && (cfg.Type == "" || cfg.Type == "stdio"):
 		cfg.URL, cfg.Headers = "", nil
 	default:

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/atomic-go/atomic/internal/fsutil"
+	"github.com/atomic-go/atomic/host/config"
 )
 
 // AddServer writes a server entry into an mcp.json, creating the file when
@@ -21,7 +21,7 @@ func AddServer(path, name string, entry any) (replaced bool, err error) {
 	if _, err := Validate(name, raw); err != nil {
 		return false, err
 	}
-	err = editServers(path, true, func(keys []string, values []json.RawMessage) ([]string, []json.RawMessage, bool) {
+	err = editServers(path, func(keys []string, values []json.RawMessage) ([]string, []json.RawMessage, bool) {
 		for i, k := range keys {
 			if k == name {
 				values[i] = raw
@@ -40,7 +40,7 @@ func RemoveServer(path, name string) (removed bool, err error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
-	err = editServers(path, false, func(keys []string, values []json.RawMessage) ([]string, []json.RawMessage, bool) {
+	err = editServers(path, func(keys []string, values []json.RawMessage) ([]string, []json.RawMessage, bool) {
 		for i, k := range keys {
 			if k == name {
 				removed = true
@@ -52,20 +52,31 @@ func RemoveServer(path, name string) (removed bool, err error) {
 	return removed, err
 }
 
+// errUnchanged ends an edit that leaves the file as it is.
+var errUnchanged = errors.New("unchanged")
+
 // editServers rewrites the "mcpServers" object of path when edit says so;
 // the other top-level keys keep their values and order, the file its
-// indentation.
-func editServers(path string, create bool, edit func([]string, []json.RawMessage) ([]string, []json.RawMessage, bool)) error {
-	data, err := fsutil.ReadRegular(path, fsutil.MaxSettingsFile)
-	if err != nil && !(create && errors.Is(err, os.ErrNotExist)) {
-		return err
+// indentation. The read, the edit and the write happen under the settings
+// lock (config.UpdateText), so that concurrent edits (several
+// `atomic mcp add` at once) all keep their entries.
+func editServers(path string, edit func([]string, []json.RawMessage) ([]string, []json.RawMessage, bool)) error {
+	err := config.UpdateText(path, func(data []byte) ([]byte, error) {
+		return editServersText(path, data, edit)
+	})
+	if errors.Is(err, errUnchanged) {
+		return nil
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	return err
+}
+
+func editServersText(path string, data []byte, edit func([]string, []json.RawMessage) ([]string, []json.RawMessage, bool)) ([]byte, error) {
 	var topKeys []string
 	var topValues []json.RawMessage
+	var err error
 	if len(bytes.TrimSpace(data)) > 0 {
 		if topKeys, topValues, err = orderedObject(data); err != nil {
-			return fmt.Errorf("%s: expected an object with an \"mcpServers\" object: %v", path, err)
+			return nil, fmt.Errorf("%s: expected an object with an \"mcpServers\" object: %v", path, err)
 		}
 	}
 	at := -1
@@ -78,12 +89,12 @@ func editServers(path string, create bool, edit func([]string, []json.RawMessage
 	var values []json.RawMessage
 	if at >= 0 && string(topValues[at]) != "null" {
 		if keys, values, err = orderedObject(topValues[at]); err != nil {
-			return fmt.Errorf("%s: \"mcpServers\" must be an object", path)
+			return nil, fmt.Errorf("%s: \"mcpServers\" must be an object", path)
 		}
 	}
 	keys, values, changed := edit(keys, values)
 	if !changed {
-		return nil
+		return nil, errUnchanged
 	}
 	servers := encodeObject(keys, values)
 	if at >= 0 {
@@ -93,10 +104,10 @@ func editServers(path string, create bool, edit func([]string, []json.RawMessage
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, encodeObject(topKeys, topValues), "", indentOf(data)); err != nil {
-		return err
+		return nil, err
 	}
 	out.WriteByte('\n')
-	return fsutil.WriteBytes(path, out.Bytes(), fsutil.Options{Perm: 0o600, DirPerm: 0o700})
+	return out.Bytes(), nil
 }
 
 func encodeObject(keys []string, values []json.RawMessage) json.RawMessage {

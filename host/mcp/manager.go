@@ -67,7 +67,16 @@ type Manager struct {
 	res     *resourceTools
 
 	tokens atomic.Int64
+	// slots bounds the servers starting at once (MaxStarting); the
+	// others wait, connecting, without a process yet.
+	slots chan struct{}
+	// shut is set by Close: nothing starts after it.
+	shut atomic.Bool
 }
+
+// MaxStarting is how many servers start (process, initialize, first
+// tools/list) at once; the others wait their turn in state connecting.
+const MaxStarting = 16
 
 // NewManager returns a manager without servers.
 func NewManager(opts Options) *Manager {
@@ -80,7 +89,7 @@ func NewManager(opts Options) *Manager {
 	if opts.Cwd == nil {
 		opts.Cwd = func() string { return "." }
 	}
-	m := &Manager{opts: opts, servers: map[string]*server{}}
+	m := &Manager{opts: opts, servers: map[string]*server{}, slots: make(chan struct{}, MaxStarting)}
 	m.search = &searchTool{m: m}
 	m.res = &resourceTools{m: m}
 	return m
@@ -218,8 +227,11 @@ func (m *Manager) wait(ctx context.Context, timeout time.Duration, which func(*s
 	}
 }
 
-// Close stops every server.
+// Close stops every server and waits until each process it started has
+// ended (those still starting included: stdin closed, then SIGTERM, then
+// SIGKILL to the process group, bounded by the grace periods).
 func (m *Manager) Close() {
+	m.shut.Store(true)
 	m.mu.Lock()
 	m.closed = true
 	all := make([]*server, 0, len(m.servers))

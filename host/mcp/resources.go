@@ -84,7 +84,7 @@ func (t *listResources) Execute(ctx context.Context, call tools.Call) (llm.ToolR
 	}
 	for _, s := range servers {
 		next := cursor
-		for {
+		for page := 1; ; page++ {
 			var res *mcp.ListResourcesResult
 			err := s.call(ctx, "resources/list", nil, func(ctx context.Context, sess *mcp.ClientSession, _ string) error {
 				var err error
@@ -109,6 +109,10 @@ func (t *listResources) Execute(ctx context.Context, call tools.Call) (llm.ToolR
 				break
 			}
 			if res.NextCursor == "" || len(out.Resources) > 1000 {
+				break
+			}
+			if page >= maxListPages {
+				out.Errors = append(out.Errors, fmt.Sprintf("MCP server %q: resources/list still paging after %d pages; the rest is not listed", s.def.Name, maxListPages))
 				break
 			}
 			next = res.NextCursor

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -35,6 +37,8 @@ type server struct {
 	progress  map[string]func(*mcp.ProgressNotificationParams)
 	gen       int
 	cancel    context.CancelFunc // of the connection attempt
+	// A list_changed flood costs one refresh in flight and one pending.
+	refreshing, refreshPending bool
 }
 
 func newServer(m *Manager, def Server) *server {
@@ -108,7 +112,7 @@ func (s *server) begin() {
 		return
 	}
 	s.mu.Lock()
-	if s.attempt != nil {
+	if s.attempt != nil || s.m.shut.Load() {
 		s.mu.Unlock()
 		return
 	}
@@ -117,10 +121,13 @@ func (s *server) begin() {
 	s.attempt = done
 	s.gen++
 	gen := s.gen
+	actx, acancel := context.WithCancel(context.Background())
+	s.cancel = acancel
 	s.mu.Unlock()
 	s.setState(StateConnecting, "")
 	go func() {
-		err := s.connect(gen)
+		defer acancel()
+		err := s.connect(actx, gen)
 		defer func() {
 			s.mu.Lock()
 			if s.attempt == done {
@@ -166,9 +173,16 @@ func (s *server) timeout() time.Duration {
 	return time.Duration(s.def.Config.TimeoutSeconds() * float64(time.Second))
 }
 
-// connect resolves the entry's values, starts the transport, initializes
-// and lists the tools.
-func (s *server) connect(gen int) error {
+// connect waits for a start slot, resolves the entry's values, starts the
+// transport, initializes and lists the tools. actx is the attempt's
+// (cancelled by shutdown); the server's timeout runs from the slot on.
+func (s *server) connect(actx context.Context, gen int) error {
+	select {
+	case s.m.slots <- struct{}{}:
+		defer func() { <-s.m.slots }()
+	case <-actx.Done():
+		return errors.New("stopped")
+	}
 	cfg := &s.def.Config
 	env := map[string]string{}
 	for k, v := range cfg.Env {
@@ -208,8 +222,11 @@ func (s *server) connect(gen int) error {
 		}
 		transport = &mcp.StreamableClientTransport{
 			Endpoint:   cfg.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{base: rt, headers: headers}, Timeout: base.Timeout},
+			HTTPClient: &http.Client{Transport: limitTransport{newHeaderTransport(rt, cfg.URL, headers)}, Timeout: base.Timeout},
 			MaxRetries: 2,
+			// Explicit: the SDK's streamable client does not apply
+			// DefaultMaxEventSize for 0 (v1.8.0), leaving events unbounded.
+			MaxEventSize: maxResponseBytes,
 		}
 	} else {
 		t, p, err := newStdioTransport(s.def.Name, cfg, env, s.m.opts.Cwd(), s.m.opts.Log, s.redact)
@@ -220,7 +237,7 @@ func (s *server) connect(gen int) error {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "atomic", Version: s.m.opts.ClientVersion}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			go s.refreshTools(gen)
+			s.toolsChanged(gen)
 		},
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -230,14 +247,14 @@ func (s *server) connect(gen int) error {
 			s.m.opts.Log.Debug("mcp server log", "server", s.def.Name, "level", req.Params.Level, "logger", req.Params.Logger, "data", s.redact(fmt.Sprint(req.Params.Data)))
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
+	ctx, cancel := context.WithTimeout(actx, s.timeout())
 	defer cancel()
 	s.mu.Lock()
 	if s.gen != gen || s.stopping {
 		s.mu.Unlock()
 		return errors.New("stopped")
 	}
-	s.proc, s.cancel = proc, cancel
+	s.proc = proc
 	s.mu.Unlock()
 	sess, err := client.Connect(ctx, transport, nil)
 	if proc != nil {
@@ -272,7 +289,8 @@ func (s *server) connect(gen int) error {
 	if init != nil && init.Capabilities != nil && init.Capabilities.Tools == nil {
 		return nil
 	}
-	return s.listTools(ctx, sess, gen)
+	_, err = s.listTools(ctx, sess, gen)
+	return err
 }
 
 // watch notices a server that goes away: it is reported once and shown
@@ -315,12 +333,14 @@ func (s *server) closeSession(sess *mcp.ClientSession, proc *stdioProc) {
 	}
 }
 
-// shutdown closes the connection; remove also withdraws the tools.
+// shutdown closes the connection, and ends a connection attempt in
+// progress, waiting (bounded) until its process is gone; remove also
+// withdraws the tools.
 func (s *server) shutdown(remove bool) {
 	s.mu.Lock()
 	s.stopping = true
 	s.gen++
-	sess, proc := s.sess, s.proc
+	sess, proc, attempt := s.sess, s.proc, s.attempt
 	s.sess = nil
 	s.attempt = nil
 	if s.cancel != nil {
@@ -330,6 +350,14 @@ func (s *server) shutdown(remove bool) {
 	s.mu.Unlock()
 	if sess != nil {
 		s.closeSession(sess, proc)
+	}
+	if attempt != nil {
+		// The attempt stops its process itself (connect's failure path)
+		// once its context is cancelled.
+		select {
+		case <-attempt:
+		case <-time.After(stdinGrace + 2*termGrace + time.Second):
+		}
 	}
 	if remove {
 		s.setTools(nil)
@@ -471,14 +499,45 @@ func (s *server) sortedTools() []*Tool {
 	return out
 }
 
-// headerTransport adds the configured headers to every request.
+// headerTransport adds the configured headers (credentials, as a rule)
+// to the requests that go to the configured URL's origin (scheme, host
+// and port) only: a redirect to another origin, an HTTPS URL's redirect
+// to HTTP on the same host included, is followed without them. The
+// client copies the headers of the first request onto a redirect's, but
+// ours are set here on a clone, never on the request the client keeps.
 type headerTransport struct {
 	base    http.RoundTripper
+	origin  string
 	headers map[string]string
 }
 
+func newHeaderTransport(base http.RoundTripper, endpoint string, headers map[string]string) headerTransport {
+	u, err := url.Parse(endpoint)
+	origin := "" // unparsable: never add (Validate refuses such a URL)
+	if err == nil {
+		origin = originOf(u)
+	}
+	return headerTransport{base: base, origin: origin, headers: headers}
+}
+
+// originOf is scheme://host:port with the scheme's default port made
+// explicit and the host lower-cased.
+func originOf(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
 func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
+	if len(h.headers) > 0 && h.origin != "" && originOf(req.URL) == h.origin {
 		req = req.Clone(req.Context())
 		for k, v := range h.headers {
 			req.Header.Set(k, v)
@@ -486,3 +545,47 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return h.base.RoundTrip(req)
 }
+
+// maxResponseBytes bounds one JSON answer of an HTTP server (the SDK
+// reads it whole; limitTransport) and one SSE event (the transport's
+// MaxEventSize). Stdio messages have the SDK's own line bound.
+const maxResponseBytes = mcp.DefaultMaxEventSize
+
+// limitTransport bounds the body of every answer that is not an event
+// stream: past maxResponseBytes the read fails, so an endless body costs
+// at most that much.
+type limitTransport struct{ base http.RoundTripper }
+
+func (l limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := l.base.RoundTrip(req)
+	if err != nil || resp.Body == nil || strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream") {
+		return resp, err
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: maxResponseBytes}
+	return resp, nil
+}
+
+// errResponseTooLarge is the read error of an answer past the bound.
+var errResponseTooLarge = fmt.Errorf("the server's answer is larger than %d MiB", maxResponseBytes>>20)
+
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errResponseTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1] // one byte more tells a body of exactly the bound from a longer one
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, errResponseTooLarge
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }

@@ -68,7 +68,7 @@ func newStdioTransport(name string, cfg *ServerConfig, env map[string]string, cw
 		}
 	}
 	cmd.Dir = dir
-	cmd.Env = os.Environ()
+	cmd.Env = serverEnv(cfg.InheritEnv)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -82,17 +82,72 @@ func newStdioTransport(name string, cfg *ServerConfig, env map[string]string, cw
 	go func() {
 		defer close(p.done)
 		defer r.Close()
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 4096), 64*1024)
-		for sc.Scan() {
-			line := redact(sc.Text())
+		readLines(r, maxStderrLine, func(line string) {
+			line = redact(line)
 			p.tail.add(line)
 			log.Debug("mcp server stderr", "server", name, "line", line)
-		}
-		_, _ = io.Copy(io.Discard, r) // a line beyond the buffer: drain the rest
+		})
 	}()
 	t := &mcp.CommandTransport{Command: cmd, TerminateDuration: stdinGrace} // stop signals the whole group as well
 	return t, p, nil
+}
+
+// MinimalEnv names the variables of the agent's environment a stdio
+// server gets (when set) besides its entry's env, as the reference MCP
+// SDKs do: no provider API key or other credential reaches a server
+// unless its entry names it or sets "inheritEnv".
+var MinimalEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR"}
+
+// serverEnv is the environment a stdio server starts from.
+func serverEnv(inherit bool) []string {
+	if inherit {
+		return os.Environ()
+	}
+	env := make([]string, 0, len(MinimalEnv))
+	for _, k := range MinimalEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// maxStderrLine is the longest stderr line kept whole; a longer one is
+// cut (with a note) and the lines after it are read as usual.
+const maxStderrLine = 16 << 10
+
+// readLines calls fn with each line of r (without its newline), a line
+// longer than max cut to its first max bytes and a note of how much was
+// left out, until r ends.
+func readLines(r io.Reader, max int, fn func(string)) {
+	br := bufio.NewReaderSize(r, 4096)
+	var line []byte
+	cut := 0
+	for {
+		frag, err := br.ReadSlice('\n')
+		end := err == nil
+		if end {
+			frag = frag[:len(frag)-1]
+		}
+		if room := max - len(line); room > 0 {
+			take := min(room, len(frag))
+			line = append(line, frag[:take]...)
+			cut += len(frag) - take
+		} else {
+			cut += len(frag)
+		}
+		if end || (err != nil && err != bufio.ErrBufferFull && (len(line) > 0 || cut > 0)) {
+			text := strings.TrimSuffix(string(line), "\r")
+			if cut > 0 {
+				text += fmt.Sprintf(" … (%d more bytes of this line left out)", cut)
+			}
+			fn(text)
+			line, cut = line[:0], 0
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
+	}
 }
 
 // started closes the parent's copy of the stderr pipe once the command
@@ -106,7 +161,7 @@ func (p *stdioProc) started() {
 // stop ends the server: closeSession closes stdin and reaps the process
 // (the SDK); if the server does not exit within stdinGrace its process
 // group gets SIGTERM, then SIGKILL. Children left in the group after the
-// server exited get SIGTERM too.
+// server exited get SIGTERM too, and SIGKILL termGrace later.
 func (p *stdioProc) stop(closeSession func()) {
 	done := make(chan struct{})
 	go func() {
@@ -132,9 +187,27 @@ func (p *stdioProc) stop(closeSession func()) {
 			wait(termGrace)
 		}
 	}
-	if pgid > 0 {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	if pgid > 0 && syscall.Kill(-pgid, syscall.SIGTERM) == nil {
+		// Children left in the group (one that ignores SIGTERM
+		// included) get SIGKILL after the grace.
+		if !groupGone(pgid, termGrace) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			groupGone(pgid, time.Second) // SIGKILL is delivered at once; reaping may lag
+		}
 	}
+}
+
+// groupGone waits at most d until no process of the group pgid is left
+// (a zombie not yet reaped counts as left).
+func groupGone(pgid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for syscall.Kill(-pgid, 0) == nil {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 // exitError describes why the process ended, with the last stderr line.

@@ -163,26 +163,79 @@ func isTextMIME(m string) bool {
 	return strings.HasPrefix(m, "text/") || m == "application/json" || strings.HasSuffix(m, "+json") || strings.HasSuffix(m, "+xml")
 }
 
-// listTools fetches the server's tools and registers them.
-func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession, gen int) error {
+// Bounds of a server's list answers: pages followed, and tools kept. A
+// server past them fails to connect with an error that says so (a list
+// that pages forever would otherwise grow without end).
+const (
+	maxListPages = 100
+	maxTools     = 10000
+)
+
+// listTools fetches the server's tools (every page, within the bounds)
+// and registers them; it reports whether they changed.
+func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession, gen int) (bool, error) {
 	var list []*mcp.Tool
-	for t, err := range sess.Tools(ctx, nil) {
+	cursor := ""
+	seen := map[string]bool{}
+	for page := 1; ; page++ {
+		res, err := sess.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return fmt.Errorf("tools/list: %w", err)
+			return false, fmt.Errorf("tools/list: %w", err)
 		}
-		list = append(list, t)
+		list = append(list, res.Tools...)
+		if len(list) > maxTools {
+			return false, fmt.Errorf("tools/list: more than %d tools; refusing the server's list", maxTools)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		if seen[res.NextCursor] {
+			return false, fmt.Errorf("tools/list: page %d repeats the cursor %.40q of an earlier page", page, res.NextCursor)
+		}
+		if page >= maxListPages {
+			return false, fmt.Errorf("tools/list: still paging after %d pages; refusing the server's list", maxListPages)
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
 	}
 	s.mu.Lock()
 	stale := s.gen != gen
 	s.mu.Unlock()
-	if !stale {
-		s.setTools(list)
+	if stale {
+		return false, nil
 	}
-	return nil
+	return s.setTools(list), nil
 }
 
-// refreshTools follows notifications/tools/list_changed: new tools are
-// added, withdrawn ones removed.
+// toolsChanged follows notifications/tools/list_changed: one refresh runs
+// at a time; notifications meanwhile ask for one more after it (so that
+// the last change is always fetched), however many they are.
+func (s *server) toolsChanged(gen int) {
+	s.mu.Lock()
+	if s.refreshing {
+		s.refreshPending = true
+		s.mu.Unlock()
+		return
+	}
+	s.refreshing = true
+	s.mu.Unlock()
+	go func() {
+		for {
+			s.refreshTools(gen)
+			s.mu.Lock()
+			if !s.refreshPending || s.gen != gen {
+				s.refreshing, s.refreshPending = false, false
+				s.mu.Unlock()
+				return
+			}
+			s.refreshPending = false
+			s.mu.Unlock()
+		}
+	}()
+}
+
+// refreshTools fetches the list again: new tools are added, withdrawn
+// ones removed; an event tells of an actual change only.
 func (s *server) refreshTools(gen int) {
 	s.mu.Lock()
 	sess := s.sess
@@ -192,11 +245,12 @@ func (s *server) refreshTools(gen int) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
 	defer cancel()
-	if err := s.listTools(ctx, sess, gen); err != nil {
+	changed, err := s.listTools(ctx, sess, gen)
+	if err != nil {
 		s.m.opts.Log.Warn("mcp tools/list failed after list_changed", "server", s.def.Name, "error", s.redact(err.Error()))
 		return
 	}
-	if s.m.opts.OnChange != nil {
+	if s.m.opts.OnChange != nil && changed {
 		s.m.opts.OnChange(s.status())
 	}
 }
@@ -204,8 +258,8 @@ func (s *server) refreshTools(gen int) {
 // setTools replaces the server's tools in the registry. Direct tools are
 // active; deferred ones stay inactive until mcp_tool_search loads them
 // (a loaded tool that is still offered stays loaded); hidden ones are not
-// registered.
-func (s *server) setTools(list []*mcp.Tool) {
+// registered. It reports whether anything changed.
+func (s *server) setTools(list []*mcp.Tool) bool {
 	reg := s.m.opts.Tools
 	cfg := &s.def.Config
 	// Names that sanitise alike all get the hash suffix.
@@ -237,10 +291,14 @@ func (s *server) setTools(list []*mcp.Tool) {
 	}
 	s.mu.Lock()
 	prev := s.tools
+	if sameTools(prev, next) {
+		s.mu.Unlock()
+		return false // nothing changed: the registry stays as it is
+	}
 	s.tools = next
 	s.mu.Unlock()
 	if reg == nil {
-		return
+		return true
 	}
 	for name := range prev {
 		if _, ok := next[name]; !ok {
@@ -254,6 +312,20 @@ func (s *server) setTools(list []*mcp.Tool) {
 		}
 		reg.Add(t, active)
 	}
+	return true
+}
+
+func sameTools(a, b map[string]*Tool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, x := range a {
+		y, ok := b[name]
+		if !ok || x.remote != y.remote || x.exposure != y.exposure || x.description != y.description || string(x.params) != string(y.params) {
+			return false
+		}
+	}
+	return true
 }
 
 func toolDescription(server string, t *mcp.Tool) string {

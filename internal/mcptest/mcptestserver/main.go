@@ -1,7 +1,8 @@
 // Command mcptestserver runs the mcptest server over stdio. Environment:
 // MCP_TEST_NEVER_START=1 never answers (a server that never starts);
 // MCP_TEST_EXTRA_TOOLS=N adds N tools; MCP_TEST_CANCEL_FILE records
-// cancelled calls; MCP_TEST_PID_FILE gets the pid; MCP_TEST_SECRET is echoed to stderr (redaction tests).
+// cancelled calls; MCP_TEST_PID_FILE gets the pid; MCP_TEST_SECRET is echoed to stderr (redaction tests);
+// MCP_TEST_FLOOD=N sends N tools/list_changed notifications (flood.go).
 package main
 
 import (
@@ -18,6 +19,10 @@ func main() {
 	fmt.Fprintf(os.Stderr, "mcptestserver starting (secret %s)\n", os.Getenv("MCP_TEST_SECRET"))
 	if f := os.Getenv("MCP_TEST_PID_FILE"); f != "" {
 		_ = os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
+	}
+	if n, _ := strconv.Atoi(os.Getenv("MCP_TEST_FLOOD")); n > 0 {
+		flood(n)
+		return
 	}
 	if os.Getenv("MCP_TEST_NEVER_START") == "1" {
 		select {}

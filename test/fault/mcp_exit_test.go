@@ -1,0 +1,94 @@
+package fault
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/atomic-go/atomic/internal/e2e"
+)
+
+// runningPid reports whether pid runs (a zombie does not count).
+func runningPid(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
+	return len(f) > 0 && f[0] != "Z"
+}
+
+func readPids(path string) []int {
+	b, _ := os.ReadFile(path)
+	var out []int
+	for _, l := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(l); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// 500 MCP servers registered by pi.registerMcpServer and 20 from mcp.json,
+// all hanging at initialize (they never read stdin and ignore SIGTERM,
+// each with a child): get_state answers at once, the agent exits promptly
+// when stdin closes, and no server process is left running.
+func TestMCPServersEndAtExit(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pids")
+	script := fmt.Sprintf("trap '' TERM; sleep 1000 & echo $$ $! >> %s; while :; do sleep 1; done", pidFile)
+	entry := map[string]any{"command": "sh", "args": []string{"-c", script}}
+	ext := filepath.Join(dir, "many.js")
+	entryJSON, _ := json.Marshal(entry)
+	src := fmt.Sprintf(`module.exports = function (pi) { for (let i = 0; i < 500; i++) pi.registerMcpServer("reg" + i, %s); };`, entryJSON)
+	if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	servers := map[string]any{}
+	for i := range 20 {
+		servers[fmt.Sprintf("file%d", i)] = entry
+	}
+	mcpJSON, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	a := e2e.Start(t, e2e.Options{Args: []string{"-e", ext}, AgentFiles: map[string]string{"mcp.json": string(mcpJSON)}})
+	a.MustSucceed(map[string]any{"type": "get_state"}) // the first exchange: servers launch after it
+	deadline := time.Now().Add(30 * time.Second)
+	for len(readPids(pidFile)) < 2*16 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the servers did not start: %d pids", len(readPids(pidFile)))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	a.MustSucceed(map[string]any{"type": "get_state"})
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("get_state took %s while servers hang at initialize", d)
+	}
+	a.CloseStdin()
+	start = time.Now()
+	a.Wait(20 * time.Second)
+	took := time.Since(start)
+	var left []int
+	pids := readPids(pidFile)
+	for _, pid := range pids {
+		if runningPid(pid) {
+			left = append(left, pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if len(left) > 0 {
+		t.Fatalf("%d of %d server processes still run after the agent exited (in %s)", len(left), len(pids), took)
+	}
+	if took > 8*time.Second {
+		t.Fatalf("exit took %s", took)
+	}
+	t.Logf("%d processes started, exit took %s", len(pids), took)
+}
