@@ -318,12 +318,26 @@ func (rt *Runtime) LoadGraph(ctx context.Context, spec extensions.Spec, host ext
 	id := e.id
 	pl, err := rt.Plugins.Attach(ctx, p.proc, spec, host, map[string]string{ExtensionIDMetadata: id, ManifestMetadata: man})
 	if err != nil {
+		started := p.proc.Pid() != 0
 		p.remove(e)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, loadDeadlineError(spec.Path, started, extensions.StartTimeout)
+		}
 		return nil, err
 	}
 	e.Plugin = pl
 	p.answered.Store(int64(p.proc.Pid()))
 	return e, nil
+}
+
+// loadDeadlineError names the extension, the phase it was in and the
+// deadline it missed.
+func loadDeadlineError(path string, started bool, deadline time.Duration) error {
+	phase := "starting the Node extension host"
+	if started {
+		phase = "loading the extension (its module and its factory function)"
+	}
+	return fmt.Errorf("Node extension %s did not load within %v: it was still %s", path, deadline, phase)
 }
 
 func scriptName(entry string) string {
