@@ -31,3 +31,25 @@ func TestLoadDeadlineNamesTheExtensionAndPhase(t *testing.T) {
 		t.Fatalf("protocol words in %v", err)
 	}
 }
+
+// Buffers are outside the V8 heap: the RSS watchdog kills the process past
+// its limit, the crash names the extension and the reason, and the
+// extension answers again from a new process.
+func TestBufferAllocationIsBoundedByTheRSSWatchdog(t *testing.T) {
+	h := &fakeHost{uiCh: make(chan string, 10)}
+	rt := newRuntime(t, h)
+	rt.RSSLimitMB = 160
+	ext := loadExt(t, rt, h, "testdata/buffers.ts", extensions.Options{})
+	err := ext.RunCommand(context.Background(), "buffers", "")
+	if err == nil {
+		t.Fatalf("512 MiB of Buffers were allocated under a limit of 160 MiB: %v", <-h.uiCh)
+	}
+	errs := h.waitErrors(t, 1)
+	if len(errs) != 1 || errs[0].Event != "crash" || !strings.HasSuffix(errs[0].ExtensionPath, "buffers.ts") ||
+		!strings.Contains(errs[0].Error, "passed the limit of 160 MiB") {
+		t.Fatalf("crash reports: %+v", errs)
+	}
+	if err := ext.RunCommand(context.Background(), "ok", ""); err != nil {
+		t.Fatal(err)
+	}
+}

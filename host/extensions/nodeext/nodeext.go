@@ -15,8 +15,9 @@
 // extension with gRPC metadata); "isolation": "process" gives an extension
 // a process of its own. When a process dies every extension it hosted is
 // reported (extension_error) and the process is started again. Bounds:
-// the hook bus's deadlines per call, --max-old-space-size, and a watchdog
-// that kills a process whose event loop stops answering.
+// the hook bus's deadlines per call, --max-old-space-size, a watchdog
+// that kills a process whose event loop stops answering, and one that
+// kills a process whose resident set (Buffers included) passes its limit.
 package nodeext
 
 import (
@@ -63,6 +64,11 @@ const DefaultMemoryLimitMB = 1024
 // MinNode is the oldest Node this runtime runs on (module.register).
 var MinNode = [3]int{20, 6, 0}
 
+// RSSInterval is how often a Node process's resident set is read: memory
+// outside the V8 heap (Buffers, native modules) is not bounded by
+// --max-old-space-size, so a process past its RSS limit is killed.
+var RSSInterval = 200 * time.Millisecond
+
 // Watchdog timing: a process whose event loop does not answer a health
 // check for WatchdogTimeout is killed (and restarted by the crash rules).
 var (
@@ -81,6 +87,9 @@ type Runtime struct {
 	OnError func(hooks.ExtensionError)
 	// MemoryLimitMB bounds each Node process's heap (0: the default).
 	MemoryLimitMB int64
+	// RSSLimitMB bounds each Node process's resident set, Buffers and
+	// native memory included (0: twice the heap limit).
+	RSSLimitMB int64
 	// Node is the node program; "" looks "node" up on PATH.
 	Node string
 	// CacheDir holds the host program and transformed files; "" is the
@@ -110,6 +119,9 @@ type process struct {
 	// (a health check, or an extension loaded): the watchdog's clock runs
 	// only for it.
 	answered atomic.Int64
+	// killedWhy is why the agent killed the process (the RSS watchdog),
+	// reported with the crash instead of the exit status.
+	killedWhy atomic.Pointer[string]
 }
 
 // Accepts implements extensions.Runtime.
@@ -363,6 +375,7 @@ func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e 
 		// events.lane): a frame each way instead of an HTTP/2 stream.
 		p.proc.EventLane = true
 		go p.watchdog(WatchdogInterval, WatchdogTimeout)
+		go p.rssWatch(RSSInterval, rt.rssLimit())
 		if !alone {
 			rt.shared = p
 		}
@@ -405,9 +418,52 @@ func (p *process) extensions() []*extension {
 	return out
 }
 
+// rssLimit is the resident set a Node process may reach, in bytes.
+func (rt *Runtime) rssLimit() int64 {
+	if rt.RSSLimitMB > 0 {
+		return rt.RSSLimitMB << 20
+	}
+	limit := rt.MemoryLimitMB
+	if limit <= 0 {
+		limit = DefaultMemoryLimitMB
+	}
+	return 2 * limit << 20
+}
+
+// rssWatch kills the process when its resident set passes limit (memory
+// the V8 heap limit does not see, such as Buffers).
+func (p *process) rssWatch(interval time.Duration, limit int64) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+		pid := p.proc.Pid()
+		if pid == 0 {
+			continue
+		}
+		rss, ok := residentBytes(pid)
+		if !ok || rss <= limit {
+			continue
+		}
+		why := fmt.Sprintf("killed: its memory (%d MiB resident) passed the limit of %d MiB", rss>>20, limit>>20)
+		if p.rt.Log != nil {
+			p.rt.Log.Warn("Node extension process uses too much memory; killing it", "rssMiB", rss>>20, "limitMiB", limit>>20)
+		}
+		p.killedWhy.Store(&why)
+		p.proc.Kill()
+	}
+}
+
 // crashed reports the death to every extension of the process and starts
 // it again (each extension is loaded anew).
 func (p *process) crashed(why string) {
+	if w := p.killedWhy.Swap(nil); w != nil {
+		why = *w
+	}
 	exts := p.extensions()
 	for _, e := range exts {
 		if p.rt.OnError != nil {
