@@ -465,6 +465,31 @@ func (p *process) crashed(why string) {
 		why = *w
 	}
 	exts := p.extensions()
+	// In a shared process, an extension whose handler was running when
+	// the process died (process.exit, an RSS kill…) is the likely cause:
+	// it is disabled and its neighbours restart without it (as the goja
+	// runtime disables a repeat offender), so that it cannot take them
+	// down with it again and again.
+	var innocent, offenders []*extension
+	for _, e := range exts {
+		if !p.alone && e.Plugin.BusyAtLastExit() {
+			offenders = append(offenders, e)
+		} else {
+			innocent = append(innocent, e)
+		}
+	}
+	if len(innocent) == 0 {
+		innocent, offenders = offenders, nil
+	}
+	for _, e := range offenders {
+		err := fmt.Errorf("extension disabled: the shared Node extension process died while its handler ran (%s); the other extensions run on without it; restart the agent to try again", why)
+		p.remove(e)
+		e.Plugin.Disable(err)
+		if p.rt.OnError != nil {
+			p.rt.OnError(hooks.ExtensionError{ExtensionPath: e.spec.Path, Event: "crash", Error: err.Error()})
+		}
+	}
+	exts = innocent
 	for _, e := range exts {
 		if p.rt.OnError != nil {
 			p.rt.OnError(hooks.ExtensionError{ExtensionPath: e.spec.Path, Event: "crash",
