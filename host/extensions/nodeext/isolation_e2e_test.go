@@ -53,3 +53,30 @@ func TestOffenderInTheSharedProcessIsDisabledAfterItsFirstCrash(t *testing.T) {
 		t.Fatalf("neighbour: %v", ui)
 	}
 }
+
+// Buffers (outside the V8 heap) in an isolated Node extension with
+// "memoryLimitMB": 64 end its process past 128 MiB resident: extension_error
+// names the extension and the reason, and the agent answers on. The
+// handler stops at 512 MiB, so a regression fails the test, not the
+// machine.
+func TestNodeBuffersPastTheRSSLimitEndTheProcessNotTheAgent(t *testing.T) {
+	needNode(t)
+	a := start(t, nil, map[string]any{"extensionRuntime": "node",
+		"extensions": []any{map[string]any{"path": abs(t, "buffers.ts"), "isolation": "process", "memoryLimitMB": 64}}}, nil)
+	from := a.Len()
+	a.Send(map[string]any{"type": "prompt", "message": "/buffers"})
+	r := a.WaitFrom(from, 30*time.Second, func(r e2e.Record) bool {
+		return (r.Type() == "extension_error" && r["event"] == "crash") || r.Type() == "extension_ui_request"
+	})
+	msg, _ := r["error"].(string)
+	if r.Type() != "extension_error" || !strings.HasSuffix(r["extensionPath"].(string), "buffers.ts") ||
+		!strings.Contains(msg, "passed the limit of 128 MiB") {
+		t.Fatalf("want the RSS kill reported, got %v", r)
+	}
+	a.MustSucceed(map[string]any{"type": "get_state"})
+	from = a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "/ok"})
+	if ui := a.WaitType(from, "extension_ui_request"); !strings.HasPrefix(ui["message"].(string), "ok ") {
+		t.Fatalf("after the restart: %v", ui)
+	}
+}

@@ -261,10 +261,10 @@ var standInModules = sync.OnceValue(func() map[string]string {
 	return modules
 })
 
-func (rt *Runtime) command(node, dir string) []string {
-	limit := rt.MemoryLimitMB
+func (rt *Runtime) command(node, dir string, heapMB int64) []string {
+	limit := heapMB
 	if limit <= 0 {
-		limit = DefaultMemoryLimitMB
+		limit = rt.heapLimitMB()
 	}
 	cmd := []string{node, fmt.Sprintf("--max-old-space-size=%d", limit), "--enable-source-maps"}
 	rt.mu.Lock()
@@ -326,7 +326,14 @@ func (rt *Runtime) LoadGraph(ctx context.Context, spec extensions.Spec, host ext
 		}
 	})()
 	e := &extension{rt: rt, id: strconv.FormatUint(rt.nextID.Add(1), 10), spec: spec}
-	p := rt.processFor(rt.command(node, dir), host, alone, e)
+	// "memoryLimitMB" of an isolated extension bounds its own process (heap,
+	// and twice that resident).
+	heapMB := rt.heapLimitMB()
+	rssLimit := rt.rssLimit()
+	if alone && spec.Options.MemoryLimitMB > 0 {
+		heapMB, rssLimit = spec.Options.MemoryLimitMB, 2*spec.Options.MemoryLimitMB<<20
+	}
+	p := rt.processFor(rt.command(node, dir, heapMB), host, alone, e, rssLimit)
 	id := e.id
 	pl, err := rt.Plugins.Attach(ctx, p.proc, spec, host, map[string]string{ExtensionIDMetadata: id, ManifestMetadata: man})
 	if err != nil {
@@ -363,7 +370,7 @@ func scriptName(entry string) string {
 
 // processFor returns the process e runs in (the shared one, or a new one
 // for an isolated extension) with e added to it.
-func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e *extension) *process {
+func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e *extension, rssLimit int64) *process {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	p := rt.shared
@@ -375,7 +382,7 @@ func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e 
 		// events.lane): a frame each way instead of an HTTP/2 stream.
 		p.proc.EventLane = true
 		go p.watchdog(WatchdogInterval, WatchdogTimeout)
-		go p.rssWatch(RSSInterval, rt.rssLimit())
+		go p.rssWatch(RSSInterval, rssLimit)
 		if !alone {
 			rt.shared = p
 		}
@@ -423,11 +430,15 @@ func (rt *Runtime) rssLimit() int64 {
 	if rt.RSSLimitMB > 0 {
 		return rt.RSSLimitMB << 20
 	}
-	limit := rt.MemoryLimitMB
-	if limit <= 0 {
-		limit = DefaultMemoryLimitMB
+	return 2 * rt.heapLimitMB() << 20
+}
+
+// heapLimitMB is the V8 heap limit of the shared process.
+func (rt *Runtime) heapLimitMB() int64 {
+	if rt.MemoryLimitMB > 0 {
+		return rt.MemoryLimitMB
 	}
-	return 2 * limit << 20
+	return DefaultMemoryLimitMB
 }
 
 // rssWatch kills the process when its resident set passes limit (memory
