@@ -278,6 +278,13 @@ func (m *Manager) snapshot() []*loaded {
 	return append([]*loaded(nil), m.loaded...)
 }
 
+// Disabler is implemented by extensions that can be disabled after
+// loading (a plugin that crashed too often, a Node extension that took its
+// shared process down): get_extensions reports them "disabled".
+type Disabler interface {
+	Disabled() error
+}
+
 // Statuses lists every extension found, in load order of discovery, with
 // what happened to it.
 func (m *Manager) Statuses() []Status {
@@ -312,6 +319,11 @@ func (m *Manager) Statuses() []Status {
 		ext, ok := byPath[out[i].Path]
 		if !ok || out[i].State != "loaded" {
 			continue
+		}
+		if d, ok := ext.(Disabler); ok {
+			if err := d.Disabled(); err != nil {
+				out[i].State, out[i].Message = "disabled", err.Error()
+			}
 		}
 		out[i].Events = ext.Events()
 		if rn, ok := ext.(RuntimeNamer); ok {

@@ -115,9 +115,10 @@ func (p *Plugin) handle(ctx context.Context, ev *hooks.Event, index *uint32) (js
 	in, err := p.ensure(ctx)
 	if err != nil {
 		// A disabled plugin is reported once for notifications (they would
-		// flood the client); intercepting hooks keep failing (tool_call
-		// fails closed).
-		if p.disabled() != nil && hooks.Kinds[ev.Name] == hooks.Notify && p.deadNoted.Swap(true) {
+		// flood the client) and is left out of intercepting hooks: it was
+		// reported disabled (extension_error, get_extensions) and must not
+		// block every tool call until a restart.
+		if p.disabled() != nil && (hooks.Kinds[ev.Name] != hooks.Notify || p.deadNoted.Swap(true)) {
 			return nil, nil
 		}
 		return nil, err

@@ -188,6 +188,12 @@ func TestKilledPluginFailsAtOnceAndRestarts(t *testing.T) {
 	if err := p.disabled(); err == nil || !strings.Contains(err.Error(), "disabled after") {
 		t.Fatalf("want disabled, got %v", err)
 	}
+	// A disabled plugin never blocks a tool call: it was reported
+	// disabled, and its hooks are left out.
+	ev := &hooks.Event{Name: hooks.ToolCall, Payload: hooks.ToolCallEvent{ToolName: "bash", ToolCallID: "c1"}}
+	if res, err := p.Handle(ctx, ev); err != nil || res != nil {
+		t.Fatalf("tool_call of a disabled plugin: %s %v", res, err)
+	}
 }
 
 func TestBadPlugins(t *testing.T) {

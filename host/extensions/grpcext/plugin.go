@@ -128,6 +128,8 @@ type Plugin struct {
 	// deadNoted is set once the disabled state was reported for a
 	// notification; later notifications are dropped silently.
 	deadNoted atomic.Bool
+	// off is set when the plugin alone was disabled (Disable).
+	off atomic.Pointer[error]
 }
 
 // Process is a plugin process: its start, crash watch, restart with
@@ -154,6 +156,9 @@ type Process struct {
 	dead    error // set when disabled
 	closed  bool
 	users   map[*Plugin]bool
+	// busyAtExit are the plugins that had a call running when the
+	// process last exited (the likely cause in a shared process).
+	busyAtExit map[*Plugin]bool
 }
 
 type instance struct {
@@ -177,7 +182,49 @@ type errExited struct{ status string }
 
 func (e errExited) Error() string { return "extension process exited (" + e.status + ")" }
 
-func (p *Plugin) disabled() error { return p.proc.disabled() }
+func (p *Plugin) disabled() error {
+	if err := p.off.Load(); err != nil {
+		return *err
+	}
+	return p.proc.disabled()
+}
+
+// Disabled reports why the plugin is disabled (nil: it is not): its
+// process crashed too often, or Disable was called.
+func (p *Plugin) Disabled() error { return p.disabled() }
+
+// Disable turns the plugin off for good (err says why) and detaches it
+// from its process: its calls fail with err, its hooks have no effect
+// (they never block a tool) and the process no longer serves it.
+func (p *Plugin) Disable(err error) {
+	if p.off.CompareAndSwap(nil, &err) {
+		p.proc.detach(p)
+	}
+}
+
+// BusyAtLastExit reports whether the plugin had a call running when its
+// process last exited: in a shared process, the extension whose handler
+// was running is the likely cause of its death.
+func (p *Plugin) BusyAtLastExit() bool {
+	p.proc.mu.Lock()
+	defer p.proc.mu.Unlock()
+	return p.proc.busyAtExit[p]
+}
+
+// noteBusy records which plugins have calls running (at the process's
+// exit, before the calls are cut short).
+func (pr *Process) noteBusy() {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.busyAtExit = map[*Plugin]bool{}
+	for p := range pr.users {
+		busy := false
+		p.calls.Range(func(any, any) bool { busy = true; return false })
+		if busy {
+			pr.busyAtExit[p] = true
+		}
+	}
+}
 
 func (pr *Process) disabled() error {
 	pr.mu.Lock()
@@ -219,6 +266,9 @@ func (p *Plugin) Restart(ctx context.Context) error {
 // ensure returns a running instance that has described this plugin,
 // starting (or restarting) the process.
 func (p *Plugin) ensure(ctx context.Context) (*instance, error) {
+	if err := p.off.Load(); err != nil {
+		return nil, *err
+	}
 	in, err := p.proc.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -419,6 +469,7 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 			if rr.err != nil {
 				status = rr.err.Error()
 			}
+			pr.noteBusy()
 			stop(errExited{status: status})
 		}()
 	}

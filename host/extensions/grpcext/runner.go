@@ -43,7 +43,7 @@ func newRunner(_ hclog.Logger, cmd *exec.Cmd) (*cmdRunner, error) {
 }
 
 func (r *cmdRunner) Start(context.Context) error {
-	err := r.cmd.Start()
+	err := startChild(r.cmd)
 	for _, f := range r.afterStart {
 		f.Close()
 	}

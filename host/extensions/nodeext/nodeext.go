@@ -15,8 +15,9 @@
 // extension with gRPC metadata); "isolation": "process" gives an extension
 // a process of its own. When a process dies every extension it hosted is
 // reported (extension_error) and the process is started again. Bounds:
-// the hook bus's deadlines per call, --max-old-space-size, and a watchdog
-// that kills a process whose event loop stops answering.
+// the hook bus's deadlines per call, --max-old-space-size, a watchdog
+// that kills a process whose event loop stops answering, and one that
+// kills a process whose resident set (Buffers included) passes its limit.
 package nodeext
 
 import (
@@ -63,6 +64,11 @@ const DefaultMemoryLimitMB = 1024
 // MinNode is the oldest Node this runtime runs on (module.register).
 var MinNode = [3]int{20, 6, 0}
 
+// RSSInterval is how often a Node process's resident set is read: memory
+// outside the V8 heap (Buffers, native modules) is not bounded by
+// --max-old-space-size, so a process past its RSS limit is killed.
+var RSSInterval = 200 * time.Millisecond
+
 // Watchdog timing: a process whose event loop does not answer a health
 // check for WatchdogTimeout is killed (and restarted by the crash rules).
 var (
@@ -81,6 +87,9 @@ type Runtime struct {
 	OnError func(hooks.ExtensionError)
 	// MemoryLimitMB bounds each Node process's heap (0: the default).
 	MemoryLimitMB int64
+	// RSSLimitMB bounds each Node process's resident set, Buffers and
+	// native memory included (0: twice the heap limit).
+	RSSLimitMB int64
 	// Node is the node program; "" looks "node" up on PATH.
 	Node string
 	// CacheDir holds the host program and transformed files; "" is the
@@ -110,6 +119,9 @@ type process struct {
 	// (a health check, or an extension loaded): the watchdog's clock runs
 	// only for it.
 	answered atomic.Int64
+	// killedWhy is why the agent killed the process (the RSS watchdog),
+	// reported with the crash instead of the exit status.
+	killedWhy atomic.Pointer[string]
 }
 
 // Accepts implements extensions.Runtime.
@@ -249,10 +261,10 @@ var standInModules = sync.OnceValue(func() map[string]string {
 	return modules
 })
 
-func (rt *Runtime) command(node, dir string) []string {
-	limit := rt.MemoryLimitMB
+func (rt *Runtime) command(node, dir string, heapMB int64) []string {
+	limit := heapMB
 	if limit <= 0 {
-		limit = DefaultMemoryLimitMB
+		limit = rt.heapLimitMB()
 	}
 	cmd := []string{node, fmt.Sprintf("--max-old-space-size=%d", limit), "--enable-source-maps"}
 	rt.mu.Lock()
@@ -314,16 +326,37 @@ func (rt *Runtime) LoadGraph(ctx context.Context, spec extensions.Spec, host ext
 		}
 	})()
 	e := &extension{rt: rt, id: strconv.FormatUint(rt.nextID.Add(1), 10), spec: spec}
-	p := rt.processFor(rt.command(node, dir), host, alone, e)
+	// "memoryLimitMB" of an isolated extension bounds its own process (heap,
+	// and twice that resident).
+	heapMB := rt.heapLimitMB()
+	rssLimit := rt.rssLimit()
+	if alone && spec.Options.MemoryLimitMB > 0 {
+		heapMB, rssLimit = spec.Options.MemoryLimitMB, 2*spec.Options.MemoryLimitMB<<20
+	}
+	p := rt.processFor(rt.command(node, dir, heapMB), host, alone, e, rssLimit)
 	id := e.id
 	pl, err := rt.Plugins.Attach(ctx, p.proc, spec, host, map[string]string{ExtensionIDMetadata: id, ManifestMetadata: man})
 	if err != nil {
+		started := p.proc.Pid() != 0
 		p.remove(e)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, loadDeadlineError(spec.Path, started, extensions.StartTimeout)
+		}
 		return nil, err
 	}
 	e.Plugin = pl
 	p.answered.Store(int64(p.proc.Pid()))
 	return e, nil
+}
+
+// loadDeadlineError names the extension, the phase it was in and the
+// deadline it missed.
+func loadDeadlineError(path string, started bool, deadline time.Duration) error {
+	phase := "starting the Node extension host"
+	if started {
+		phase = "loading the extension (its module and its factory function)"
+	}
+	return fmt.Errorf("Node extension %s did not load within %v: it was still %s", path, deadline, phase)
 }
 
 func scriptName(entry string) string {
@@ -337,7 +370,7 @@ func scriptName(entry string) string {
 
 // processFor returns the process e runs in (the shared one, or a new one
 // for an isolated extension) with e added to it.
-func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e *extension) *process {
+func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e *extension, rssLimit int64) *process {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	p := rt.shared
@@ -349,6 +382,7 @@ func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e 
 		// events.lane): a frame each way instead of an HTTP/2 stream.
 		p.proc.EventLane = true
 		go p.watchdog(WatchdogInterval, WatchdogTimeout)
+		go p.rssWatch(RSSInterval, rssLimit)
 		if !alone {
 			rt.shared = p
 		}
@@ -391,10 +425,82 @@ func (p *process) extensions() []*extension {
 	return out
 }
 
+// rssLimit is the resident set a Node process may reach, in bytes.
+func (rt *Runtime) rssLimit() int64 {
+	if rt.RSSLimitMB > 0 {
+		return rt.RSSLimitMB << 20
+	}
+	return 2 * rt.heapLimitMB() << 20
+}
+
+// heapLimitMB is the V8 heap limit of the shared process.
+func (rt *Runtime) heapLimitMB() int64 {
+	if rt.MemoryLimitMB > 0 {
+		return rt.MemoryLimitMB
+	}
+	return DefaultMemoryLimitMB
+}
+
+// rssWatch kills the process when its resident set passes limit (memory
+// the V8 heap limit does not see, such as Buffers).
+func (p *process) rssWatch(interval time.Duration, limit int64) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+		pid := p.proc.Pid()
+		if pid == 0 {
+			continue
+		}
+		rss, ok := residentBytes(pid)
+		if !ok || rss <= limit {
+			continue
+		}
+		why := fmt.Sprintf("killed: its memory (%d MiB resident) passed the limit of %d MiB", rss>>20, limit>>20)
+		if p.rt.Log != nil {
+			p.rt.Log.Warn("Node extension process uses too much memory; killing it", "rssMiB", rss>>20, "limitMiB", limit>>20)
+		}
+		p.killedWhy.Store(&why)
+		p.proc.Kill()
+	}
+}
+
 // crashed reports the death to every extension of the process and starts
 // it again (each extension is loaded anew).
 func (p *process) crashed(why string) {
+	if w := p.killedWhy.Swap(nil); w != nil {
+		why = *w
+	}
 	exts := p.extensions()
+	// In a shared process, an extension whose handler was running when
+	// the process died (process.exit, an RSS kill…) is the likely cause:
+	// it is disabled and its neighbours restart without it (as the goja
+	// runtime disables a repeat offender), so that it cannot take them
+	// down with it again and again.
+	var innocent, offenders []*extension
+	for _, e := range exts {
+		if !p.alone && e.Plugin.BusyAtLastExit() {
+			offenders = append(offenders, e)
+		} else {
+			innocent = append(innocent, e)
+		}
+	}
+	if len(innocent) == 0 {
+		innocent, offenders = offenders, nil
+	}
+	for _, e := range offenders {
+		err := fmt.Errorf("extension disabled: the shared Node extension process died while its handler ran (%s); the other extensions run on without it; restart the agent to try again", why)
+		p.remove(e)
+		e.Plugin.Disable(err)
+		if p.rt.OnError != nil {
+			p.rt.OnError(hooks.ExtensionError{ExtensionPath: e.spec.Path, Event: "crash", Error: err.Error()})
+		}
+	}
+	exts = innocent
 	for _, e := range exts {
 		if p.rt.OnError != nil {
 			p.rt.OnError(hooks.ExtensionError{ExtensionPath: e.spec.Path, Event: "crash",

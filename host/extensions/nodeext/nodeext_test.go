@@ -173,8 +173,13 @@ func TestSharedProcessRestartsAfterDeath(t *testing.T) {
 	if p := pidOf(b, "pid2"); p == p1 {
 		t.Fatal("same pid")
 	}
-	if p := pidOf(a, "pid"); p == p1 {
-		t.Fatal("same pid")
+	// a's command was running when the shared process died: a is
+	// disabled, its neighbour runs on without it.
+	if err := a.RunCommand(ctx, "pid", ""); err == nil || !strings.Contains(err.Error(), "disabled") {
+		t.Fatalf("the extension that ended the shared process: %v", err)
+	}
+	if d, ok := a.(extensions.Disabler); !ok || d.Disabled() == nil {
+		t.Fatal("not reported disabled")
 	}
 }
 
