@@ -105,13 +105,33 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
+// PackageFiles lists the files of the project's packages (those its
+// settings file lists) that the fingerprint covers; ok false when they
+// could not all be listed within bounds (the fingerprint then matches no
+// record). host/packages sets it (this package cannot import that one).
+var PackageFiles func(agentDir, cwd string) (files []string, ok bool)
+
 // ProjectFingerprint fingerprints the project at cwd as it is on disk:
-// its extension files and its settings file. The command line (-e,
-// --no-extensions) does not change it, so one recorded trust holds for
-// every way of starting the agent in the project.
+// its extension files, its settings file, its MCP files (.atomic/mcp.json,
+// .mcp.json, mcp.json) and the files of its packages (PackageFiles). The
+// command line (-e, --no-extensions) does not change it, so one recorded
+// trust holds for every way of starting the agent in the project.
 func ProjectFingerprint(agentDir, cwd string) string {
 	d := Discover(DiscoverOptions{AgentDir: agentDir, Cwd: cwd})
-	return Fingerprint(cwd, d.Specs, d.ProjectSettings, projectMCPFile(cwd))
+	files := []string{d.ProjectSettings, projectMCPFile(cwd)}
+	for _, name := range []string{".mcp.json", "mcp.json"} {
+		if p := filepath.Join(cwd, name); fileExists(p) {
+			files = append(files, p)
+		}
+	}
+	if PackageFiles != nil {
+		pf, ok := PackageFiles(agentDir, cwd)
+		if !ok {
+			return trust.NewUnmatchable("packages")
+		}
+		files = append(files, pf...)
+	}
+	return Fingerprint(cwd, d.Specs, files...)
 }
 
 // DecideProjectTrust is host/trust's rule (trust.Decide) for the project
