@@ -21,7 +21,11 @@ func Fingerprint(cwd string, specs []Spec, projectFiles ...string) string {
 		if s.Scope != ScopeProject {
 			continue
 		}
-		files = append(files, entryFiles(s)...)
+		ef, ok := entryFiles(s)
+		if !ok {
+			return trust.NewUnmatchable("script-tree")
+		}
+		files = append(files, ef...)
 	}
 	for _, f := range projectFiles {
 		if f != "" {
@@ -31,11 +35,12 @@ func Fingerprint(cwd string, specs []Spec, projectFiles ...string) string {
 	return trust.Fingerprint(cwd, files)
 }
 
-func entryFiles(s Spec) []string {
-	var out []string
+// entryFiles lists a spec's files; ok is false when its script tree is
+// past the bound (not all of it would be covered).
+func entryFiles(s Spec) (out []string, ok bool) {
 	st, err := os.Stat(s.Path)
 	if err != nil {
-		return []string{s.Path}
+		return []string{s.Path}, true
 	}
 	if s.Kind == KindScript {
 		// A script imports its neighbours: every script file of its
@@ -44,10 +49,11 @@ func entryFiles(s Spec) []string {
 		if !st.IsDir() {
 			dir = filepath.Dir(s.Path)
 		}
-		return append(scriptTree(dir), s.Path)
+		tree := scriptTree(dir)
+		return append(tree, s.Path), len(tree) < scriptTreeFiles
 	}
 	if !st.IsDir() {
-		return []string{s.Path}
+		return []string{s.Path}, true
 	}
 	if _, err := os.Stat(filepath.Join(s.Path, ManifestFile)); err == nil {
 		out = append(out, filepath.Join(s.Path, ManifestFile))
@@ -60,7 +66,7 @@ func entryFiles(s Spec) []string {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, true
 }
 
 // Bounds of the script tree walk.
@@ -70,7 +76,7 @@ const (
 )
 
 // scriptTree lists the script and data files under dir (no dot entries,
-// no node_modules), bounded.
+// no node_modules), bounded: it stops at scriptTreeFiles files.
 func scriptTree(dir string) []string {
 	var out []string
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
