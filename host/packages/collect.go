@@ -62,6 +62,8 @@ type collected struct {
 	files    map[string][]string
 	problems []string
 	any      bool // a manifest or a conventional directory was found
+	// walked caches leaves per extension directory.
+	walked map[string]string
 }
 
 // collect lists the files of a package root for each type, applying the
@@ -126,11 +128,51 @@ func (c *collected) confine(root, typ string, files []string) []string {
 			c.problems = append(c.problems, fmt.Sprintf("%s %q cannot be resolved: %v; refused", typ, rel, err))
 		case !within(realRoot, real):
 			c.problems = append(c.problems, fmt.Sprintf("%s %q is a symlink leading outside the package (to %s); refused", typ, rel, real))
+		case typ == TypeExtensions && c.leaves(realRoot, f) != "":
+			c.problems = append(c.problems, fmt.Sprintf("%s %q: its directory holds a symlink leading outside the package (%s); refused", typ, rel, c.leaves(realRoot, f)))
 		default:
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// leaves returns a symlink leading outside realRoot below the directory
+// of the extension f (f itself when a directory; its directory when a
+// file, whose neighbours it may import), or "". Each directory is walked
+// once.
+func (c *collected) leaves(realRoot, f string) string {
+	dir := f
+	if st, err := os.Stat(f); err != nil || !st.IsDir() {
+		dir = filepath.Dir(f)
+	}
+	if c.walked == nil {
+		c.walked = map[string]string{}
+	}
+	if v, ok := c.walked[dir]; ok {
+		return v
+	}
+	v := leavesRoot(realRoot, dir)
+	c.walked[dir] = v
+	return v
+}
+
+// leavesRoot returns a symlink below the directory dir (not in
+// node_modules or dot directories) whose target is outside realRoot, or
+// "". The walk is bounded.
+func leavesRoot(realRoot, dir string) string {
+	found := ""
+	fsutil.Walk(dir, fsutil.WalkOptions{MaxDepth: 8, MaxEntries: 5000, Skip: func(_ string, d fs.DirEntry) bool {
+		return d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), "."))
+	}}, func(p string, d fs.DirEntry) {
+		if found != "" || d.Type()&fs.ModeSymlink == 0 {
+			return
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && !within(realRoot, real) {
+			found = p + " -> " + real
+		}
+	})
+	return found
 }
 
 // within reports whether path is root or below it (both resolved).

@@ -61,6 +61,10 @@ func TestSymlinksOutOfPackageRefused(t *testing.T) {
 		{"extensions dir", func(t *testing.T, root string) {
 			symlink(t, outside, filepath.Join(root, "extensions"))
 		}, TypeExtensions, "evil.ts"},
+		{"file in an extension directory", func(t *testing.T, root string) {
+			write(t, root, map[string]string{"extensions/plug/package.json": `{"name": "plug"}`, "extensions/plug/index.ts": "import './lib/helper';\n"})
+			symlink(t, filepath.Join(outside, "evil.ts"), filepath.Join(root, "extensions", "plug", "lib", "helper.ts"))
+		}, TypeExtensions, "plug"},
 		{"themes file", func(t *testing.T, root string) {
 			symlink(t, filepath.Join(outside, "themes", "t.json"), filepath.Join(root, "themes", "t.json"))
 		}, TypeThemes, "t.json"},
