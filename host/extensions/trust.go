@@ -21,7 +21,11 @@ func Fingerprint(cwd string, specs []Spec, projectFiles ...string) string {
 		if s.Scope != ScopeProject {
 			continue
 		}
-		files = append(files, entryFiles(s)...)
+		ef, ok := entryFiles(s)
+		if !ok {
+			return trust.NewUnmatchable("script-tree")
+		}
+		files = append(files, ef...)
 	}
 	for _, f := range projectFiles {
 		if f != "" {
@@ -31,11 +35,12 @@ func Fingerprint(cwd string, specs []Spec, projectFiles ...string) string {
 	return trust.Fingerprint(cwd, files)
 }
 
-func entryFiles(s Spec) []string {
-	var out []string
+// entryFiles lists a spec's files; ok is false when its script tree is
+// past the bound (not all of it would be covered).
+func entryFiles(s Spec) (out []string, ok bool) {
 	st, err := os.Stat(s.Path)
 	if err != nil {
-		return []string{s.Path}
+		return []string{s.Path}, true
 	}
 	if s.Kind == KindScript {
 		// A script imports its neighbours: every script file of its
@@ -44,10 +49,11 @@ func entryFiles(s Spec) []string {
 		if !st.IsDir() {
 			dir = filepath.Dir(s.Path)
 		}
-		return append(scriptTree(dir), s.Path)
+		tree := scriptTree(dir)
+		return append(tree, s.Path), len(tree) < scriptTreeFiles
 	}
 	if !st.IsDir() {
-		return []string{s.Path}
+		return []string{s.Path}, true
 	}
 	if _, err := os.Stat(filepath.Join(s.Path, ManifestFile)); err == nil {
 		out = append(out, filepath.Join(s.Path, ManifestFile))
@@ -60,7 +66,7 @@ func entryFiles(s Spec) []string {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, true
 }
 
 // Bounds of the script tree walk.
@@ -70,7 +76,7 @@ const (
 )
 
 // scriptTree lists the script and data files under dir (no dot entries,
-// no node_modules), bounded.
+// no node_modules), bounded: it stops at scriptTreeFiles files.
 func scriptTree(dir string) []string {
 	var out []string
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -105,13 +111,33 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
+// PackageFiles lists the files of the project's packages (those its
+// settings file lists) that the fingerprint covers; ok false when they
+// could not all be listed within bounds (the fingerprint then matches no
+// record). host/packages sets it (this package cannot import that one).
+var PackageFiles func(agentDir, cwd string) (files []string, ok bool)
+
 // ProjectFingerprint fingerprints the project at cwd as it is on disk:
-// its extension files and its settings file. The command line (-e,
-// --no-extensions) does not change it, so one recorded trust holds for
-// every way of starting the agent in the project.
+// its extension files, its settings file, its MCP files (.atomic/mcp.json,
+// .mcp.json, mcp.json) and the files of its packages (PackageFiles). The
+// command line (-e, --no-extensions) does not change it, so one recorded
+// trust holds for every way of starting the agent in the project.
 func ProjectFingerprint(agentDir, cwd string) string {
 	d := Discover(DiscoverOptions{AgentDir: agentDir, Cwd: cwd})
-	return Fingerprint(cwd, d.Specs, d.ProjectSettings, projectMCPFile(cwd))
+	files := []string{d.ProjectSettings, projectMCPFile(cwd)}
+	for _, name := range []string{".mcp.json", "mcp.json"} {
+		if p := filepath.Join(cwd, name); fileExists(p) {
+			files = append(files, p)
+		}
+	}
+	if PackageFiles != nil {
+		pf, ok := PackageFiles(agentDir, cwd)
+		if !ok {
+			return trust.NewUnmatchable("packages")
+		}
+		files = append(files, pf...)
+	}
+	return Fingerprint(cwd, d.Specs, files...)
 }
 
 // DecideProjectTrust is host/trust's rule (trust.Decide) for the project

@@ -62,6 +62,8 @@ type collected struct {
 	files    map[string][]string
 	problems []string
 	any      bool // a manifest or a conventional directory was found
+	// walked caches leaves per extension directory.
+	walked map[string]string
 }
 
 // collect lists the files of a package root for each type, applying the
@@ -99,9 +101,84 @@ func collectWith(root string, man Manifest, filter Filter) collected {
 		if filtered {
 			offered = applyPatterns(offered, pats, root)
 		}
-		c.files[t] = offered
+		c.files[t] = c.confine(root, t, offered)
 	}
 	return c
+}
+
+// confine keeps the files that stay inside the package root once every
+// symlink on their path is resolved; the others are problems (refused), as
+// the tools' path rule does for the working directory. Symlinks that stay
+// inside the package are fine.
+func (c *collected) confine(root, typ string, files []string) []string {
+	if len(files) == 0 {
+		return files
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		c.problems = append(c.problems, fmt.Sprintf("package root %s cannot be resolved: %v; its %s are refused", root, err, typ))
+		return nil
+	}
+	out := files[:0]
+	for _, f := range files {
+		real, err := filepath.EvalSymlinks(f)
+		rel, _ := filepath.Rel(root, f)
+		switch {
+		case err != nil:
+			c.problems = append(c.problems, fmt.Sprintf("%s %q cannot be resolved: %v; refused", typ, rel, err))
+		case !within(realRoot, real):
+			c.problems = append(c.problems, fmt.Sprintf("%s %q is a symlink leading outside the package (to %s); refused", typ, rel, real))
+		case typ == TypeExtensions && c.leaves(realRoot, f) != "":
+			c.problems = append(c.problems, fmt.Sprintf("%s %q: its directory holds a symlink leading outside the package (%s); refused", typ, rel, c.leaves(realRoot, f)))
+		default:
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// leaves returns a symlink leading outside realRoot below the directory
+// of the extension f (f itself when a directory; its directory when a
+// file, whose neighbours it may import), or "". Each directory is walked
+// once.
+func (c *collected) leaves(realRoot, f string) string {
+	dir := f
+	if st, err := os.Stat(f); err != nil || !st.IsDir() {
+		dir = filepath.Dir(f)
+	}
+	if c.walked == nil {
+		c.walked = map[string]string{}
+	}
+	if v, ok := c.walked[dir]; ok {
+		return v
+	}
+	v := leavesRoot(realRoot, dir)
+	c.walked[dir] = v
+	return v
+}
+
+// leavesRoot returns a symlink below the directory dir (not in
+// node_modules or dot directories) whose target is outside realRoot, or
+// "". The walk is bounded.
+func leavesRoot(realRoot, dir string) string {
+	found := ""
+	fsutil.Walk(dir, fsutil.WalkOptions{MaxDepth: 8, MaxEntries: 5000, Skip: func(_ string, d fs.DirEntry) bool {
+		return d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), "."))
+	}}, func(p string, d fs.DirEntry) {
+		if found != "" || d.Type()&fs.ModeSymlink == 0 {
+			return
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && !within(realRoot, real) {
+			found = p + " -> " + real
+		}
+	})
+	return found
+}
+
+// within reports whether path is root or below it (both resolved).
+func within(root, path string) bool {
+	r, err := filepath.Rel(root, path)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
 // conventional lists the conventional directory of a type.
@@ -109,7 +186,7 @@ func (c *collected) conventional(root, typ string) []string {
 	dir := filepath.Join(root, typ)
 	if st, err := os.Stat(dir); err == nil && st.IsDir() {
 		c.any = true
-		return dirFiles(dir, typ)
+		return c.dirFiles(dir, typ)
 	}
 	return nil
 }
@@ -126,7 +203,7 @@ func (c *collected) manifestFiles(root, typ string, entries []string) []string {
 			continue
 		}
 		if hasGlob(e) {
-			all = append(all, pathFiles(globPaths(root, e), typ)...)
+			all = append(all, c.pathFiles(globPaths(root, e), typ)...)
 			continue
 		}
 		p := filepath.Join(root, e)
@@ -134,7 +211,7 @@ func (c *collected) manifestFiles(root, typ string, entries []string) []string {
 			c.problems = append(c.problems, fmt.Sprintf("%s %q does not exist", typ, e))
 			continue
 		}
-		all = append(all, pathFiles([]string{p}, typ)...)
+		all = append(all, c.pathFiles([]string{p}, typ)...)
 	}
 	var overrides []string
 	for _, e := range entries {
@@ -183,14 +260,14 @@ func globPaths(root, pattern string) []string {
 
 // pathFiles turns manifest paths into files: files stay, directories are
 // listed by the rule of their type.
-func pathFiles(paths []string, typ string) []string {
+func (c *collected) pathFiles(paths []string, typ string) []string {
 	var out []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		switch {
 		case err != nil:
 		case st.IsDir():
-			out = append(out, dirFiles(p, typ)...)
+			out = append(out, c.dirFiles(p, typ)...)
 		default:
 			out = append(out, p)
 		}
@@ -201,59 +278,88 @@ func pathFiles(paths []string, typ string) []string {
 // dirFiles lists a directory's resources of a type: skills by the skills
 // rule (host/resources), extensions by the extensions-directory rule
 // (host/extensions), prompts (*.md) and themes (*.json) recursively.
-func dirFiles(dir, typ string) []string {
+func (c *collected) dirFiles(dir, typ string) []string {
 	switch typ {
 	case TypeSkills:
 		return resources.SkillFiles(dir)
 	case TypeExtensions:
 		return extensions.EntryPaths(dir)
 	case TypePrompts:
-		return walkFiles(dir, ".md")
+		return c.walkFiles(dir, ".md")
 	}
-	return walkFiles(dir, ".json")
+	return c.walkFiles(dir, ".json")
 }
 
 // walkFiles lists the files with suffix below dir, honouring .gitignore,
 // .ignore and .fdignore files, without dot entries and node_modules.
-func walkFiles(dir, suffix string) []string {
+// Symlinks are followed, but never back into a directory on the current
+// path (a loop), and the walk is bounded in depth and entries; what it
+// leaves out is a problem.
+func (c *collected) walkFiles(dir, suffix string) []string {
 	var out []string
-	var walk func(d string, ign tools.IgnoreMatcher, depth int)
-	walk = func(d string, ign tools.IgnoreMatcher, depth int) {
-		if depth > 16 {
+	entries := 0
+	var walk func(d, real string, ign tools.IgnoreMatcher, onPath map[string]bool, depth int)
+	walk = func(d, real string, ign tools.IgnoreMatcher, onPath map[string]bool, depth int) {
+		if onPath[real] {
+			c.problems = append(c.problems, fmt.Sprintf("%s: symbolic link loop (leads back to %s); skipped", d, real))
+			return
+		}
+		if depth > maxWalkDepth {
+			c.problems = append(c.problems, fmt.Sprintf("%s: more than %d directories deep; not searched further", d, maxWalkDepth))
 			return
 		}
 		items, err := os.ReadDir(d)
 		if err != nil {
 			return
 		}
+		onPath[real] = true
+		defer delete(onPath, real)
 		ign = ign.Enter(d)
 		for _, it := range items {
+			if entries++; entries > fsutil.DefaultWalkEntries {
+				if entries == fsutil.DefaultWalkEntries+1 {
+					c.problems = append(c.problems, fmt.Sprintf("%s: more than %d entries; the rest is left out", dir, fsutil.DefaultWalkEntries))
+				}
+				return
+			}
 			name := it.Name()
 			if strings.HasPrefix(name, ".") || name == "node_modules" {
 				continue
 			}
 			p := filepath.Join(d, name)
+			childReal := filepath.Join(real, name)
 			isDir := it.IsDir()
 			if it.Type()&fs.ModeSymlink != 0 {
 				st, err := os.Stat(p)
 				if err != nil {
 					continue
 				}
-				isDir = st.IsDir()
+				if isDir = st.IsDir(); isDir {
+					if childReal, err = filepath.EvalSymlinks(p); err != nil {
+						continue
+					}
+				}
 			}
 			if ign.Ignored(p, isDir) {
 				continue
 			}
 			if isDir {
-				walk(p, ign, depth+1)
+				walk(p, childReal, ign, onPath, depth+1)
 			} else if strings.HasSuffix(name, suffix) {
 				out = append(out, p)
 			}
 		}
 	}
-	walk(dir, tools.IgnoreMatcher{}, 0)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil
+	}
+	walk(dir, real, tools.IgnoreMatcher{}, map[string]bool{}, 0)
 	return out
 }
+
+// maxWalkDepth bounds the directories walkFiles enters.
+const maxWalkDepth = 16
 
 func isOverride(p string) bool {
 	return strings.HasPrefix(p, "!") || strings.HasPrefix(p, "+") || strings.HasPrefix(p, "-")

@@ -8,14 +8,17 @@
 //
 //	{"version": 1, "projects": {"/abs/project": {"fingerprint": "sha256:…", "trustedAt": "…"}}}
 //
-// The fingerprint covers the project's files that can run code (its
-// extension files) and its settings file, so a changed or added file asks
+// The fingerprint covers the project's files that can run code or
+// instruct the agent: its extension files, its settings file, its MCP
+// files, and every file of its local packages (see
+// host/extensions.ProjectFingerprint), so a changed or added file asks
 // again. The file is read and written under a lock, so two agents recording
 // trust at once lose nothing; a file that is not valid JSON is reported and
 // kept aside, never read as empty and overwritten.
 package trust
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -25,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/atomic-go/atomic/host/config"
@@ -110,7 +114,7 @@ func IsTrusted(agentDir, project, fingerprint string) (bool, error) {
 		return false, err
 	}
 	e, ok := doc.Projects[project]
-	return ok && e.Fingerprint == fingerprint, nil
+	return ok && e.Fingerprint == fingerprint && !strings.HasPrefix(fingerprint, Unmatchable), nil
 }
 
 // Record records the project as trusted with this fingerprint, keeping
@@ -172,18 +176,41 @@ func read(path string) (document, error) {
 	return doc, nil
 }
 
+// Bounds of a fingerprint: past them the project's files are not all
+// read, so the fingerprint is one that never matches (trust is asked at
+// every start), never a partial one that a change past the bound would
+// leave unchanged.
+const (
+	MaxFingerprintFiles = 4000
+	MaxFingerprintBytes = 64 << 20
+)
+
+// Unmatchable is the prefix of a fingerprint that matches no record: the
+// project's files could not all be read within the bounds.
+const Unmatchable = "unmatchable:"
+
+// NewUnmatchable returns a fingerprint no record holds: every decision
+// asks again (fail closed).
+func NewUnmatchable(reason string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return Unmatchable + reason + ":" + hex.EncodeToString(b[:])
+}
+
 // Fingerprint hashes files (their paths relative to root, and contents): a
 // missing file hashes as missing, so adding it changes the fingerprint.
+// More than MaxFingerprintFiles files or MaxFingerprintBytes bytes give an
+// unmatchable fingerprint (NewUnmatchable).
 func Fingerprint(root string, files []string) string {
 	files = append([]string(nil), files...)
 	sort.Strings(files)
+	files = dedupeSorted(files)
+	if len(files) > MaxFingerprintFiles {
+		return NewUnmatchable("too-many-files")
+	}
 	h := sha256.New()
-	prev := ""
+	left := int64(MaxFingerprintBytes)
 	for _, f := range files {
-		if f == prev {
-			continue
-		}
-		prev = f
 		rel, err := filepath.Rel(root, f)
 		if err != nil {
 			rel = f
@@ -194,8 +221,15 @@ func Fingerprint(root string, files []string) string {
 		// files must not block or feed the hash for ever.
 		if fh, _, err := fsutil.OpenRegular(f); err == nil {
 			fs := sha256.New()
-			_, _ = io.Copy(fs, fh)
+			n, cerr := io.Copy(fs, io.LimitReader(fh, left+1))
 			fh.Close()
+			left -= n
+			if left < 0 {
+				return NewUnmatchable("too-large")
+			}
+			if cerr != nil {
+				return NewUnmatchable("unreadable")
+			}
 			h.Write(fs.Sum(nil))
 		} else {
 			io.WriteString(h, "missing")
@@ -203,4 +237,14 @@ func Fingerprint(root string, files []string) string {
 		h.Write([]byte{0})
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+func dedupeSorted(files []string) []string {
+	out := files[:0]
+	for i, f := range files {
+		if i == 0 || f != files[i-1] {
+			out = append(out, f)
+		}
+	}
+	return out
 }

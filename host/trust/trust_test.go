@@ -120,3 +120,35 @@ func TestFingerprintSeesContentAndNewFiles(t *testing.T) {
 		t.Fatalf("fingerprints %s %s %s", before, added, changed)
 	}
 }
+
+// Past the bounds the fingerprint matches no record, not even one made
+// with it: the project is asked about again (fail closed).
+func TestFingerprintPastBoundsMatchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxFingerprintBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	many := make([]string, MaxFingerprintFiles+1)
+	for i := range many {
+		many[i] = filepath.Join(dir, fmt.Sprint("f", i))
+	}
+	for name, files := range map[string][]string{"bytes": {big}, "files": many} {
+		fp := Fingerprint(dir, files)
+		if !strings.HasPrefix(fp, Unmatchable) || fp == Fingerprint(dir, files) {
+			t.Errorf("%s: fingerprint %s", name, fp)
+		}
+		agent := t.TempDir()
+		if err := Record(agent, dir, fp); err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := IsTrusted(agent, dir, fp); ok {
+			t.Errorf("%s: an unmatchable fingerprint matched", name)
+		}
+	}
+}

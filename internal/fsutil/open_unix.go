@@ -26,3 +26,14 @@ func keepOwner(f *os.File, old fs.FileInfo) {
 func writable(path string) bool {
 	return syscall.Access(path, 2 /* W_OK */) == nil
 }
+
+// devIno identifies a directory (loop detection of Walk).
+type devIno struct{ dev, ino uint64 }
+
+func idOf(st fs.FileInfo) (devIno, bool) {
+	s, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return devIno{}, false
+	}
+	return devIno{uint64(s.Dev), uint64(s.Ino)}, true //nolint:unconvert // Dev is 32-bit on some platforms
+}
