@@ -200,4 +200,9 @@ func TestAllocatingHandlerIsStoppedAndDisabled(t *testing.T) {
 	if err := s.disabled(); err == nil || !strings.Contains(err.Error(), "memory") {
 		t.Fatalf("not disabled: %v", err)
 	}
+	// get_extensions reports it disabled (extensions.Disabler).
+	var d extensions.Disabler = s
+	if d.Disabled() == nil {
+		t.Fatal("Disabled() is nil for a disabled script")
+	}
 }

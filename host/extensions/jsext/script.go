@@ -64,7 +64,10 @@ type jsFuncs struct {
 	pi                                                                        goja.Value
 }
 
-var _ extensions.Extension = (*Script)(nil)
+var (
+	_ extensions.Extension = (*Script)(nil)
+	_ extensions.Disabler  = (*Script)(nil)
+)
 
 // Stop policy: a script interrupted this often within the window is
 // disabled (its runtime is stopped) until the agent restarts or reloads.
@@ -329,6 +332,10 @@ func (s *Script) setDefaultHost(h extensions.Host) {
 	s.host = h
 	s.hostMu.Unlock()
 }
+
+// Disabled reports why the script was disabled (nil while it runs), for
+// get_extensions (extensions.Disabler).
+func (s *Script) Disabled() error { return s.disabled() }
 
 func (s *Script) disabled() error {
 	s.mu.Lock()
