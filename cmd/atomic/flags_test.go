@@ -36,7 +36,9 @@ func TestBadFlagValuesAreErrorsWithTheChoices(t *testing.T) {
 		{[]string{"-p", "-x", "hi"}, "unknown short flag -x in -x"},
 		{[]string{"-cq", "-p", "hi"}, "unknown short flag -q in -cq"},
 		// A missing local -e path is an error, once (item 7).
+		// In every mode, as pi 1.6 exits on an extension it cannot load.
 		{[]string{"-e", "./no-such-ext.ts", "-p", "hi"}, "-e ./no-such-ext.ts: no such file or directory"},
+		{[]string{"--mode", "rpc", "-e", "./no-such-ext.ts"}, "-e ./no-such-ext.ts: no such file or directory"},
 	} {
 		res := e2e.Run(t, e2e.Options{NoMode: true, Args: c.args}, "", limit)
 		if res.ExitCode != 2 || !strings.Contains(res.Stderr, c.want) || res.Stdout != "" {

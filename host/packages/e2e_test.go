@@ -163,7 +163,8 @@ func waitFile(t *testing.T, p string) string {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(p); err == nil {
+		// The extension may have created the file and not written it yet.
+		if b, err := os.ReadFile(p); err == nil && len(b) > 0 {
 			return string(b)
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -170,7 +170,12 @@ func TestBadPluginsAreDiagnosedAndAgentServes(t *testing.T) {
 	version := e2e.PluginDir(t, dir, "version", bin, "--bad-version")
 	notExec := filepath.Join(dir, "plain")
 	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
+	// A missing -e path ends start-up (cmd/atomic tests it); an empty
+	// plugin directory is served and reported.
 	missing := filepath.Join(dir, "missing")
+	if err := os.Mkdir(missing, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	malformed := e2e.PluginDir(t, dir, "malformed", bin, "--malformed")
 	script := []map[string]any{bashCall("echo x"), {"text": "ok"}}
 	a := e2e.Start(t, e2e.Options{Script: script, Args: []string{"-e", garbage, "-e", early, "-e", version, "-e", notExec, "-e", missing, "-e", malformed}})
@@ -182,7 +187,7 @@ func TestBadPluginsAreDiagnosedAndAgentServes(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"garbage": "failed: plugin failed to start", "early": "failed: plugin failed to start",
-		"version": "incompatible API version", "plain": "not executable", "missing": "not found", "malformed": "loaded",
+		"version": "incompatible API version", "plain": "not executable", "missing": "a directory without atomic-plugin.json", "malformed": "loaded",
 	} {
 		if !strings.Contains(states[name], want) {
 			t.Errorf("%s: want %q, got %q", name, want, states[name])

@@ -344,7 +344,11 @@ func TestGetExtensionsInLoadOrder(t *testing.T) {
 		return p
 	}
 	a1, b1, u1, u2 := mk("a.js"), mk("b.js"), mk("user1.js"), mk("user2.js")
+	// One that fails to load (a missing -e path ends start-up instead).
 	missing := filepath.Join(dir, "missing.js")
+	if err := os.WriteFile(missing, []byte("export default function (pi) { throw new Error(\"no\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	settings := `{"extensions": [{"path": "` + u1 + `", "disabled": true}, {"path": "` + u2 + `"}]}`
 	c := e2e.StartClient(t, e2e.Options{Args: []string{"-e", a1, "-e", missing, "-e", b1}, AgentFiles: map[string]string{"settings.json": settings}})
 	exts, err := c.GetExtensions(e2e.Ctx(t, 20*time.Second))
