@@ -159,12 +159,20 @@ func (s *Server) Serve(ctx context.Context, in io.Reader) error {
 
 	readErr := make(chan error, 1)
 	go func() {
-		err := jsonl.ReadLines(in, func(line []byte) {
-			if ctx.Err() != nil {
-				return
-			}
-			if fwd := s.checkLine(line); fwd != nil {
+		// A line longer than maxLine is refused while it is read: only
+		// its head is kept (for its id), the rest is discarded.
+		forward := func(fwd []byte) {
+			if fwd != nil && ctx.Err() == nil {
 				_, _ = pw.Write(fwd)
+			}
+		}
+		err := jsonl.ReadLinesMax(in, maxLine, func(line []byte) {
+			if ctx.Err() == nil {
+				forward(s.checkLine(line))
+			}
+		}, func(head []byte) {
+			if ctx.Err() == nil {
+				forward(s.refuseLong(head))
 			}
 		})
 		pw.Close()
@@ -231,21 +239,6 @@ func (s *Server) checkLine(line []byte) []byte {
 	if len(t) == 0 {
 		return nil
 	}
-	if len(t) > maxLine {
-		id, request := readID(t)
-		if !request && len(id) > 0 {
-			// An answer to one of our requests (a file's text, say): the
-			// request fails instead of waiting for it.
-			b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-				"error": map[string]any{"code": -32600, "message": "the client's answer is larger than 8 MiB"}})
-			if err != nil {
-				return nil
-			}
-			return append(b, '\n')
-		}
-		s.sendError(id, -32600, "Invalid request", "message larger than 8 MiB")
-		return nil
-	}
 	if !json.Valid(t) {
 		s.sendError(nil, -32700, "Parse error", "the line is not JSON")
 		return nil
@@ -301,8 +294,27 @@ func (s *Server) checkLine(line []byte) []byte {
 	return out
 }
 
-// readID extracts the id of an oversized message without decoding it
-// whole, and whether it is a request or notification (it has "method").
+// refuseLong answers a message longer than maxLine, of which head is the
+// beginning: a request gets -32600 (with its id when the head shows it);
+// an answer to one of our requests (a file's text, say) is replaced by an
+// error answer, for the SDK, so that the request fails instead of waiting.
+func (s *Server) refuseLong(head []byte) []byte {
+	id, request := readID(bytes.TrimSpace(head))
+	if !request && len(id) > 0 {
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+			"error": map[string]any{"code": -32600, "message": "the client's answer is larger than 8 MiB"}})
+		if err != nil {
+			return nil
+		}
+		return append(b, '\n')
+	}
+	s.sendError(id, -32600, "Invalid request", "message larger than 8 MiB")
+	return nil
+}
+
+// readID extracts the id of an oversized message from its head (the
+// fields before the one cut off), and whether it is a request or
+// notification (it has "method").
 func readID(line []byte) (id json.RawMessage, request bool) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
