@@ -272,6 +272,15 @@ func (s *Server) checkLine(line []byte) []byte {
 			s.sendError(id, -32600, "Invalid request", `"method" must be a string`)
 			return nil
 		}
+		if string(id) == "null" {
+			// The SDK takes a null id for a notification and would never
+			// answer it, and an answer could not name it: refused.
+			s.sendError(id, -32600, "Invalid request", "a request's id must not be null")
+			return nil
+		}
+		if len(id) == 0 && !s.notification(method, t) {
+			return nil
+		}
 		if len(id) > 0 {
 			s.mu.Lock()
 			s.unanswered[string(id)] = true
@@ -292,6 +301,29 @@ func (s *Server) checkLine(line []byte) []byte {
 	copy(out, t)
 	out[len(t)] = '\n'
 	return out
+}
+
+// notification handles a notification on the reading goroutine and
+// reports whether it goes on to the SDK. The SDK queues notifications (at
+// most 1,024, then it drops the connection), so only $/cancel_request,
+// which it handles at once, goes there: session/cancel is idempotent and
+// is handled here (a flood of them cancels once), and the notifications
+// the agent does not handle are dropped.
+func (s *Server) notification(method string, line []byte) bool {
+	switch method {
+	case "$/cancel_request":
+		return true
+	case sdk.AgentMethodSessionCancel:
+		var n struct {
+			Params struct {
+				SessionID string `json:"sessionId"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(line, &n) == nil {
+			s.requestCancel(n.Params.SessionID)
+		}
+	}
+	return false
 }
 
 // refuseLong answers a message longer than maxLine, of which head is the

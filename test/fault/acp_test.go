@@ -18,6 +18,7 @@ import (
 // JSON-RPC lines to the built binary, every answer awaited with a timeout.
 
 type acpRaw struct {
+	env   e2e.Env
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	lines chan map[string]any
@@ -27,7 +28,7 @@ func startACP(t *testing.T, opts e2e.Options) *acpRaw {
 	t.Helper()
 	opts.NoMode = true
 	opts.Args = append([]string{"--mode", "acp"}, opts.Args...)
-	cmd, _ := e2e.Command(t, opts)
+	cmd, env := e2e.Command(t, opts)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +40,7 @@ func startACP(t *testing.T, opts e2e.Options) *acpRaw {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	a := &acpRaw{cmd: cmd, stdin: stdin, lines: make(chan map[string]any, 1<<16)}
+	a := &acpRaw{env: env, cmd: cmd, stdin: stdin, lines: make(chan map[string]any, 1<<16)}
 	go func() {
 		defer close(a.lines)
 		sc := bufio.NewScanner(stdout)
@@ -61,31 +62,36 @@ func startACP(t *testing.T, opts e2e.Options) *acpRaw {
 
 func (a *acpRaw) send(t *testing.T, line string) {
 	t.Helper()
-	if _, err := io.WriteString(a.stdin, line+"\n"); err != nil {
-		t.Fatal(err)
+	a.write(t, line+"\n")
+}
+
+// write writes s, failing the test (and killing the agent) when the agent
+// does not take it within 30 s.
+func (a *acpRaw) write(t *testing.T, s string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { _, err := io.WriteString(a.stdin, s); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		_ = a.cmd.Process.Kill()
+		t.Fatal("the agent stopped reading its input")
 	}
 }
 
 // answer waits for the answer whose id, as JSON, is id.
 func (a *acpRaw) answer(t *testing.T, id string) map[string]any {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		select {
-		case m, ok := <-a.lines:
-			if !ok {
-				t.Fatalf("the agent ended before answering %s", id)
-			}
-			if _, isReq := m["method"]; isReq {
-				continue
-			}
-			if b, _ := json.Marshal(m["id"]); string(b) == id {
-				return m
-			}
-		case <-deadline:
-			t.Fatalf("no answer to %s", id)
+	return a.next(t, "answer to "+id, func(m map[string]any) bool {
+		if _, isReq := m["method"]; isReq {
+			return false
 		}
-	}
+		b, _ := json.Marshal(m["id"])
+		return string(b) == id
+	})
 }
 
 func errCode(m map[string]any) float64 {
@@ -125,10 +131,7 @@ func TestACPHugeLineRefusedWhileRead(t *testing.T) {
 	if r := a.answer(t, `"big"`); errCode(r) != -32600 {
 		t.Fatalf("answer %v", r)
 	}
-	a.send(t, acpInitLine("after"))
-	if r := a.answer(t, `"after"`); r["result"] == nil {
-		t.Fatalf("initialize after: %v", r)
-	}
+	a.stillAnswers(t)
 	w.check(t)
 }
 
@@ -164,8 +167,136 @@ func TestACPInvalidUTF8(t *testing.T) {
 	if r := a.answer(t, `null`); errCode(r) != -32700 {
 		t.Fatalf("answer %v", r)
 	}
+	a.stillAnswers(t)
+}
+
+// next waits for the next message that matches.
+func (a *acpRaw) next(t *testing.T, what string, match func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case m, ok := <-a.lines:
+			if !ok {
+				t.Fatalf("the agent ended before %s", what)
+			}
+			if match(m) {
+				return m
+			}
+		case <-deadline:
+			t.Fatalf("no %s", what)
+		}
+	}
+}
+
+// session runs initialize and session/new and returns the session id.
+func (a *acpRaw) session(t *testing.T) string {
+	t.Helper()
+	a.send(t, acpInitLine("init"))
+	a.answer(t, `"init"`)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "new", "method": "session/new", "params": map[string]any{"cwd": a.env.Dir, "mcpServers": []any{}}})
+	a.send(t, string(b))
+	res, _ := a.answer(t, `"new"`)["result"].(map[string]any)
+	id, _ := res["sessionId"].(string)
+	if id == "" {
+		t.Fatalf("session/new: %v", res)
+	}
+	return id
+}
+
+func promptLine(reqID, session, text string) string {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": reqID, "method": "session/prompt",
+		"params": map[string]any{"sessionId": session, "prompt": []any{map[string]any{"type": "text", "text": text}}}})
+	return string(b)
+}
+
+// toolRunning waits for the update that says the tool call id runs.
+func (a *acpRaw) toolRunning(t *testing.T, call string) {
+	t.Helper()
+	a.next(t, "tool call "+call+" in progress", func(m map[string]any) bool {
+		p, _ := m["params"].(map[string]any)
+		u, _ := p["update"].(map[string]any)
+		return u["sessionUpdate"] == "tool_call_update" && u["toolCallId"] == call && u["status"] == "in_progress"
+	})
+}
+
+func stopReason(m map[string]any) any {
+	r, _ := m["result"].(map[string]any)
+	return r["stopReason"]
+}
+
+// stillAnswers checks that the agent answers a request.
+func (a *acpRaw) stillAnswers(t *testing.T) {
+	t.Helper()
 	a.send(t, acpInitLine("after"))
 	if r := a.answer(t, `"after"`); r["result"] == nil {
 		t.Fatalf("initialize after: %v", r)
 	}
+}
+
+// exits closes the input and waits for a clean exit.
+func (a *acpRaw) exits(t *testing.T, within time.Duration) {
+	t.Helper()
+	a.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- a.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(within):
+		t.Fatalf("the agent did not exit within %v", within)
+	}
+}
+
+var slowTool = []map[string]any{
+	{"toolCalls": []map[string]any{{"name": "bash", "id": "slow", "arguments": map[string]any{"command": "trap '' TERM INT HUP; sleep 60"}}}},
+	{"text": "done"},
+}
+
+// 3,000 session/cancel notifications during a slow tool: the prompt
+// answers cancelled, the agent goes on answering, and it exits cleanly.
+func TestACPCancelFlood(t *testing.T) {
+	a := startACP(t, e2e.Options{Script: slowTool})
+	sid := a.session(t)
+	a.send(t, promptLine("p", sid, "run"))
+	a.toolRunning(t, "slow")
+	cancel := `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"` + sid + `"}}` + "\n"
+	a.write(t, strings.Repeat(cancel, 3000))
+	if r := a.answer(t, `"p"`); stopReason(r) != "cancelled" {
+		t.Fatalf("prompt: %v", r)
+	}
+	a.stillAnswers(t)
+	a.exits(t, 5*time.Second)
+}
+
+// A flood of notifications the agent does not handle (unknown methods,
+// cancels of unknown sessions) is dropped: nothing is answered for them,
+// requests after them are, and the agent exits cleanly.
+func TestACPNotificationFlood(t *testing.T) {
+	a := startACP(t, e2e.Options{})
+	a.session(t)
+	flood := strings.Repeat(`{"jsonrpc":"2.0","method":"no/such"}`+"\n"+`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"nope"}}`+"\n"+`{"jsonrpc":"2.0","method":"_x/y","params":{}}`+"\n", 7000)
+	a.write(t, flood)
+	a.stillAnswers(t)
+	a.exits(t, 5*time.Second)
+}
+
+// A request with "id": null is refused at once (-32600) and does not
+// delay exit; so are a null id on session/prompt and on an unknown method.
+func TestACPNullID(t *testing.T) {
+	a := startACP(t, e2e.Options{})
+	sid := a.session(t)
+	for _, l := range []string{
+		`{"jsonrpc":"2.0","id":null,"method":"initialize","params":{"protocolVersion":1}}`,
+		strings.Replace(promptLine("x", sid, "hi"), `"id":"x"`, `"id":null`, 1),
+		`{"jsonrpc":"2.0","id":null,"method":"no/such"}`,
+	} {
+		a.send(t, l)
+		if r := a.answer(t, `null`); errCode(r) != -32600 {
+			t.Fatalf("%s: %v", l, r)
+		}
+	}
+	a.exits(t, 3*time.Second)
 }
