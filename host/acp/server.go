@@ -57,6 +57,7 @@ type Server struct {
 	cost       float64
 	starts     map[string]bool // ids of session/new, load and resume requests not answered yet
 	unanswered map[string]bool // ids of requests not answered yet
+	prompting  map[string]string // session id -> id of its session/prompt not answered yet
 	drained    chan struct{}   // closed when unanswered becomes empty (set by Shutdown)
 
 	unsub func()
@@ -81,7 +82,7 @@ func New(rt *app.Runtime, out io.Writer, onWriteErr func(error), opts Options) *
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{rt: rt, out: jsonl.NewWriter(out, onWriteErr), opts: opts, ctx: ctx, cancel: cancel,
-		announced: map[string]bool{}, starts: map[string]bool{}, unanswered: map[string]bool{}, tools: map[string]*toolState{}, streaming: map[int]string{}, always: map[string]string{}}
+		announced: map[string]bool{}, starts: map[string]bool{}, unanswered: map[string]bool{}, prompting: map[string]string{}, tools: map[string]*toolState{}, streaming: map[int]string{}, always: map[string]string{}}
 	return s
 }
 
@@ -105,6 +106,11 @@ func (l lineWriter) Write(b []byte) (int, error) {
 		started = s.starts[string(r.ID)]
 		delete(s.starts, string(r.ID))
 		delete(s.unanswered, string(r.ID))
+		for sid, pid := range s.prompting {
+			if pid == string(r.ID) {
+				delete(s.prompting, sid)
+			}
+		}
 		if len(s.unanswered) == 0 && s.drained != nil {
 			close(s.drained)
 			s.drained = nil
@@ -281,6 +287,9 @@ func (s *Server) checkLine(line []byte) []byte {
 		if len(id) == 0 && !s.notification(method, t) {
 			return nil
 		}
+		if len(id) > 0 && method == sdk.AgentMethodSessionPrompt && !s.startPrompt(id, t) {
+			return nil
+		}
 		if len(id) > 0 {
 			s.mu.Lock()
 			s.unanswered[string(id)] = true
@@ -301,6 +310,32 @@ func (s *Server) checkLine(line []byte) []byte {
 	copy(out, t)
 	out[len(t)] = '\n'
 	return out
+}
+
+// startPrompt records a session/prompt as the session's prompt in
+// progress, or refuses it when the session has one already: the SDK
+// would cancel the running prompt on a second one for the same session,
+// so the second never reaches it, and the first completes.
+func (s *Server) startPrompt(id json.RawMessage, line []byte) bool {
+	var r struct {
+		Params struct {
+			SessionID string `json:"sessionId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &r) != nil || r.Params.SessionID == "" {
+		return true // the SDK answers the bad params
+	}
+	sid := r.Params.SessionID
+	s.mu.Lock()
+	_, busy := s.prompting[sid]
+	if !busy {
+		s.prompting[sid] = string(id)
+	}
+	s.mu.Unlock()
+	if busy {
+		s.sendError(id, -32600, "Invalid request", "a prompt is in progress in session "+sid+": wait for its answer or send session/cancel")
+	}
+	return !busy
 }
 
 // notification handles a notification on the reading goroutine and

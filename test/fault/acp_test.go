@@ -6,7 +6,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -299,4 +301,41 @@ func TestACPNullID(t *testing.T) {
 		}
 	}
 	a.exits(t, 3*time.Second)
+}
+
+// A second session/prompt while one runs in the same session is refused
+// with a clear error, and the first completes (it is not cancelled); so
+// is a prompt for an unknown session meanwhile.
+func TestACPSecondPromptRefused(t *testing.T) {
+	a := startACP(t, e2e.Options{Script: []map[string]any{
+		{"toolCalls": []map[string]any{{"name": "bash", "id": "wait", "arguments": map[string]any{"command": "while [ ! -e go ]; do sleep 0.02; done"}}}},
+		{"text": "done"},
+		{"text": "next"},
+	}})
+	sid := a.session(t)
+	a.send(t, promptLine("p1", sid, "run"))
+	a.toolRunning(t, "wait")
+	a.send(t, promptLine("p2", sid, "again"))
+	r := a.answer(t, `"p2"`)
+	e, _ := r["error"].(map[string]any)
+	if b, _ := json.Marshal(e); e == nil || !strings.Contains(string(b), "a prompt is in progress") {
+		t.Fatalf("second prompt: %v", r)
+	}
+	a.send(t, promptLine("p3", "no-such-session", "other"))
+	if r := a.answer(t, `"p3"`); r["error"] == nil {
+		t.Fatalf("prompt for another session: %v", r)
+	}
+	if err := os.WriteFile(filepath.Join(a.env.Dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.answer(t, `"p1"`); stopReason(r) != "end_turn" {
+		t.Fatalf("first prompt: %v", r)
+	}
+	// Once the first is answered the session takes a prompt again, a
+	// numeric id as well.
+	a.send(t, strings.Replace(promptLine("p4", sid, "next"), `"id":"p4"`, `"id":4`, 1))
+	if r := a.answer(t, `4`); stopReason(r) != "end_turn" {
+		t.Fatalf("prompt after the first: %v", r)
+	}
+	a.exits(t, 5*time.Second)
 }
