@@ -55,10 +55,10 @@ type Server struct {
 	lastTool   string            // the tool call last announced and not finished
 	always     map[string]string // the session's "always" answers to dialogs (see alwaysKey)
 	cost       float64
-	starts     map[string]bool // ids of session/new, load and resume requests not answered yet
-	unanswered map[string]bool // ids of requests not answered yet
+	starts     map[string]bool   // ids of session/new, load and resume requests not answered yet
+	unanswered map[string]bool   // ids of requests not answered yet
 	prompting  map[string]string // session id -> id of its session/prompt not answered yet
-	drained    chan struct{}   // closed when unanswered becomes empty (set by Shutdown)
+	drained    chan struct{}     // closed when unanswered becomes empty (set by Shutdown)
 
 	unsub func()
 }
