@@ -284,15 +284,37 @@ func (a agent) Cancel(_ context.Context, p sdk.CancelNotification) error {
 // waiting on the client resolve as cancelled, and the prompt answers
 // "cancelled".
 func (s *Server) cancelTurn(id string) {
+	if s.markCancelled(id) {
+		s.abortTurn()
+	}
+}
+
+// requestCancel is cancelTurn for session/cancel, called on the reading
+// goroutine: the turn is marked at once and the run aborted on a goroutine
+// of its own (aborting waits for the run to stop), one per turn whatever
+// the number of cancels.
+func (s *Server) requestCancel(id string) {
+	if s.markCancelled(id) {
+		go s.abortTurn()
+	}
+}
+
+// markCancelled marks the prompt of session id cancelled (dialogs waiting
+// on the client resolve as cancelled); false when there is none or it was
+// already cancelled.
+func (s *Server) markCancelled(id string) bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	t := s.turn
 	if t == nil || t.sessionID != id || t.cancelled {
-		s.mu.Unlock()
-		return
+		return false
 	}
 	t.cancelled = true
 	close(t.done)
-	s.mu.Unlock()
+	return true
+}
+
+func (s *Server) abortTurn() {
 	s.rt.AbortCompaction()
 	s.rt.AbortRetry()
 	s.rt.AbortRun()

@@ -55,9 +55,10 @@ type Server struct {
 	lastTool   string            // the tool call last announced and not finished
 	always     map[string]string // the session's "always" answers to dialogs (see alwaysKey)
 	cost       float64
-	starts     map[string]bool // ids of session/new, load and resume requests not answered yet
-	unanswered map[string]bool // ids of requests not answered yet
-	drained    chan struct{}   // closed when unanswered becomes empty (set by Shutdown)
+	starts     map[string]bool   // ids of session/new, load and resume requests not answered yet
+	unanswered map[string]bool   // ids of requests not answered yet
+	prompting  map[string]string // session id -> id of its session/prompt not answered yet
+	drained    chan struct{}     // closed when unanswered becomes empty (set by Shutdown)
 
 	unsub func()
 }
@@ -81,7 +82,7 @@ func New(rt *app.Runtime, out io.Writer, onWriteErr func(error), opts Options) *
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{rt: rt, out: jsonl.NewWriter(out, onWriteErr), opts: opts, ctx: ctx, cancel: cancel,
-		announced: map[string]bool{}, starts: map[string]bool{}, unanswered: map[string]bool{}, tools: map[string]*toolState{}, streaming: map[int]string{}, always: map[string]string{}}
+		announced: map[string]bool{}, starts: map[string]bool{}, unanswered: map[string]bool{}, prompting: map[string]string{}, tools: map[string]*toolState{}, streaming: map[int]string{}, always: map[string]string{}}
 	return s
 }
 
@@ -105,6 +106,11 @@ func (l lineWriter) Write(b []byte) (int, error) {
 		started = s.starts[string(r.ID)]
 		delete(s.starts, string(r.ID))
 		delete(s.unanswered, string(r.ID))
+		for sid, pid := range s.prompting {
+			if pid == string(r.ID) {
+				delete(s.prompting, sid)
+			}
+		}
 		if len(s.unanswered) == 0 && s.drained != nil {
 			close(s.drained)
 			s.drained = nil
@@ -159,12 +165,20 @@ func (s *Server) Serve(ctx context.Context, in io.Reader) error {
 
 	readErr := make(chan error, 1)
 	go func() {
-		err := jsonl.ReadLines(in, func(line []byte) {
-			if ctx.Err() != nil {
-				return
-			}
-			if fwd := s.checkLine(line); fwd != nil {
+		// A line longer than maxLine is refused while it is read: only
+		// its head is kept (for its id), the rest is discarded.
+		forward := func(fwd []byte) {
+			if fwd != nil && ctx.Err() == nil {
 				_, _ = pw.Write(fwd)
+			}
+		}
+		err := jsonl.ReadLinesMax(in, maxLine, func(line []byte) {
+			if ctx.Err() == nil {
+				forward(s.checkLine(line))
+			}
+		}, func(head []byte) {
+			if ctx.Err() == nil {
+				forward(s.refuseLong(head))
 			}
 		})
 		pw.Close()
@@ -231,21 +245,6 @@ func (s *Server) checkLine(line []byte) []byte {
 	if len(t) == 0 {
 		return nil
 	}
-	if len(t) > maxLine {
-		id, request := readID(t)
-		if !request && len(id) > 0 {
-			// An answer to one of our requests (a file's text, say): the
-			// request fails instead of waiting for it.
-			b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-				"error": map[string]any{"code": -32600, "message": "the client's answer is larger than 8 MiB"}})
-			if err != nil {
-				return nil
-			}
-			return append(b, '\n')
-		}
-		s.sendError(id, -32600, "Invalid request", "message larger than 8 MiB")
-		return nil
-	}
 	if !json.Valid(t) {
 		s.sendError(nil, -32700, "Parse error", "the line is not JSON")
 		return nil
@@ -279,6 +278,18 @@ func (s *Server) checkLine(line []byte) []byte {
 			s.sendError(id, -32600, "Invalid request", `"method" must be a string`)
 			return nil
 		}
+		if string(id) == "null" {
+			// The SDK takes a null id for a notification and would never
+			// answer it, and an answer could not name it: refused.
+			s.sendError(id, -32600, "Invalid request", "a request's id must not be null")
+			return nil
+		}
+		if len(id) == 0 && !s.notification(method, t) {
+			return nil
+		}
+		if len(id) > 0 && method == sdk.AgentMethodSessionPrompt && !s.startPrompt(id, t) {
+			return nil
+		}
 		if len(id) > 0 {
 			s.mu.Lock()
 			s.unanswered[string(id)] = true
@@ -301,8 +312,76 @@ func (s *Server) checkLine(line []byte) []byte {
 	return out
 }
 
-// readID extracts the id of an oversized message without decoding it
-// whole, and whether it is a request or notification (it has "method").
+// startPrompt records a session/prompt as the session's prompt in
+// progress, or refuses it when the session has one already: the SDK
+// would cancel the running prompt on a second one for the same session,
+// so the second never reaches it, and the first completes.
+func (s *Server) startPrompt(id json.RawMessage, line []byte) bool {
+	var r struct {
+		Params struct {
+			SessionID string `json:"sessionId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &r) != nil || r.Params.SessionID == "" {
+		return true // the SDK answers the bad params
+	}
+	sid := r.Params.SessionID
+	s.mu.Lock()
+	_, busy := s.prompting[sid]
+	if !busy {
+		s.prompting[sid] = string(id)
+	}
+	s.mu.Unlock()
+	if busy {
+		s.sendError(id, -32600, "Invalid request", "a prompt is in progress in session "+sid+": wait for its answer or send session/cancel")
+	}
+	return !busy
+}
+
+// notification handles a notification on the reading goroutine and
+// reports whether it goes on to the SDK. The SDK queues notifications (at
+// most 1,024, then it drops the connection), so only $/cancel_request,
+// which it handles at once, goes there: session/cancel is idempotent and
+// is handled here (a flood of them cancels once), and the notifications
+// the agent does not handle are dropped.
+func (s *Server) notification(method string, line []byte) bool {
+	switch method {
+	case "$/cancel_request":
+		return true
+	case sdk.AgentMethodSessionCancel:
+		var n struct {
+			Params struct {
+				SessionID string `json:"sessionId"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(line, &n) == nil {
+			s.requestCancel(n.Params.SessionID)
+		}
+	}
+	return false
+}
+
+// refuseLong answers a message longer than maxLine, of which head is the
+// beginning: a request gets -32600 (with its id when the head shows it);
+// an answer to one of our requests (a file's text, say) is replaced by an
+// error answer, for the SDK, so that the request fails instead of waiting.
+func (s *Server) refuseLong(head []byte) []byte {
+	id, request := readID(bytes.TrimSpace(head))
+	if !request && len(id) > 0 {
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+			"error": map[string]any{"code": -32600, "message": "the client's answer is larger than 8 MiB"}})
+		if err != nil {
+			return nil
+		}
+		return append(b, '\n')
+	}
+	s.sendError(id, -32600, "Invalid request", "message larger than 8 MiB")
+	return nil
+}
+
+// readID extracts the id of an oversized message from its head (the
+// fields before the one cut off), and whether it is a request or
+// notification (it has "method").
 func readID(line []byte) (id json.RawMessage, request bool) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {

@@ -57,7 +57,9 @@ func commandTable() map[string]Command {
 		"set_session_name":  {Lane: Ordinary, Handler: handleSetSessionName},
 		"get_session_stats": {Lane: Ordinary, Handler: handleGetSessionStats},
 		"export_html":       {Lane: Ordinary, Handler: handleExportHTML},
-		"list_sessions":     {Lane: Ordinary, Handler: handleListSessions},
+		// list_sessions only reads files: it runs beside the ordinary lane, so
+		// that a slow listing never holds up get_state and the rest.
+		"list_sessions": {Lane: Concurrent, Handler: handleListSessions},
 		// cmd_state.go
 		"get_state":               {Lane: Quick, Handler: handleGetState},
 		"get_messages":            {Lane: Ordinary, Handler: handleGetMessages},

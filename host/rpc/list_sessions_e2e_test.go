@@ -15,7 +15,10 @@ func sessionHeader(id, cwd, ts string) string {
 	return `{"type":"session","version":3,"id":"` + id + `","timestamp":"` + ts + `","cwd":"` + cwd + `"}`
 }
 
-func TestListSessions(t *testing.T) {
+// startWithSession starts an agent that has saved one session: its
+// state and its session file.
+func startWithSession(t *testing.T) (*e2e.Agent, map[string]any, string) {
+	t.Helper()
 	a := e2e.Start(t, e2e.Options{})
 	a.PromptAndWait("hello there")
 	st := dataOf(t, a.MustSucceed(map[string]any{"type": "get_state"}))
@@ -23,6 +26,11 @@ func TestListSessions(t *testing.T) {
 	if own == "" {
 		t.Fatal("no session file")
 	}
+	return a, st, own
+}
+
+func TestListSessions(t *testing.T) {
+	a, st, own := startWithSession(t)
 	dir := filepath.Dir(own)
 	var cwd string
 	if h, err := os.ReadFile(own); err == nil {
@@ -108,5 +116,26 @@ func TestListSessionsThroughClient(t *testing.T) {
 	}
 	if _, err := c.ListSessions(ctx, "bogus"); err == nil {
 		t.Fatal("bad scope accepted")
+	}
+}
+
+// Special files named *.jsonl in the session directory are left out of
+// list_sessions (scope cwd and all) at once, and get_state, sent right
+// behind, answers.
+func TestListSessionsSkipsSpecialFiles(t *testing.T) {
+	a, _, own := startWithSession(t)
+	e2e.SpecialFiles(t, filepath.Dir(own), ".jsonl")
+	for _, scope := range []string{"cwd", "all"} {
+		from := a.Len()
+		a.Send(map[string]any{"type": "list_sessions", "scope": scope, "id": "l-" + scope})
+		a.Send(map[string]any{"type": "get_state", "id": "s-" + scope})
+		if r := a.WaitResponse(from, "s-"+scope); r["success"] != true {
+			t.Fatalf("get_state: %v", r)
+		}
+		r := a.WaitResponse(from, "l-"+scope)
+		list := arr(dataOf(t, r), "sessions")
+		if len(list) != 1 || str(list[0].(map[string]any), "path") != own {
+			t.Fatalf("%s: sessions %v", scope, list)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
 // Info describes one session file for a session picker (list_sessions):
@@ -118,15 +120,14 @@ type infoLine struct {
 // ReadInfo reads the Info of one session file; ok is false when it is not
 // a session file.
 func ReadInfo(path string) (Info, bool) {
-	f, err := os.Open(path)
+	// A FIFO, socket, device or directory named *.jsonl is no session
+	// file: refused without blocking (fsutil.OpenRegular), and a regular
+	// file is read a bounded line at a time.
+	f, st, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return Info{}, false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return Info{}, false
-	}
 	r := bufio.NewReaderSize(f, 64<<10)
 	var info Info
 	header := false
