@@ -79,7 +79,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	fs.StringVar(&f.systemPrompt, "system-prompt", "", "replace the system prompt (text or a file path)")
 	fs.StringArrayVar(&f.appendSystem, "append-system-prompt", nil, "append to the system prompt (text or a file path; repeatable, each appended in order)")
 	fs.BoolVar(&f.trustProject, "trust-project", false, "trust this project (its extensions, skills, templates, context files and settings) and record it")
-	fs.BoolVar(&f.offline, "offline", false, "do not use the network for catalog refreshes")
+	fs.BoolVar(&f.offline, "offline", false, "do not install missing packages at start-up (no npm, no git); also ATOMIC_OFFLINE=1")
 	fs.StringVar(&f.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (default warn)")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs to this file instead of stderr")
 	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
@@ -126,7 +126,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	}
 	if f.help {
 		out := stdout
-		fmt.Fprintf(out, "Usage: atomic [flags] [message...]\n\nRuns the coding agent. --mode rpc serves the JSON-lines protocol on stdin/stdout;\n-p \"message\" runs one prompt and prints the answer; --mode json prints the event stream\n(with -p and --mode json together, json wins). Unknown --flags are accepted for extensions\nand named in a warning on stderr.\n\nFlags:\n")
+		fmt.Fprintf(out, "Usage: atomic [flags] [message...]\n\nRuns the coding agent. --mode rpc serves the JSON-lines protocol on stdin/stdout;\n-p \"message\" runs one prompt and prints the answer; --mode json prints the event stream\n(with -p and --mode json together, json wins). Unknown --flags are accepted for extensions\nand named in a warning on stderr.\n\n")
+		printCommands(out) // subcommands.go
+		fmt.Fprint(out, "Flags:\n")
 		fs.SetOutput(out)
 		fs.PrintDefaults()
 		return f, nil

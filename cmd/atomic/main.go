@@ -53,6 +53,13 @@ func run(args []string) int {
 	if len(args) > 0 && args[0] == "mcp" {
 		return runMCP(args[1:], os.Stdout, os.Stderr) // mcp.go
 	}
+	if len(args) > 0 && args[0] == "help" {
+		args = []string{"--help"}
+	}
+	if err := checkCommandWord(args); err != nil { // subcommands.go
+		fmt.Fprintln(os.Stderr, "atomic:", err)
+		return 2
+	}
 	stderr := os.Stderr
 	f, err := parseFlags(args, os.Stdout, stderr)
 	if err != nil {
@@ -300,7 +307,7 @@ func newLogger(f *cliFlags, stderr io.Writer) (*slog.Logger, func(), error) {
 	level := slog.LevelWarn
 	if levelName != "" {
 		if err := level.UnmarshalText([]byte(levelName)); err != nil {
-			return nil, nil, fmt.Errorf("invalid log level %q", levelName)
+			return nil, nil, fmt.Errorf("invalid log level %q (use debug, info, warn, error)", levelName)
 		}
 	}
 	var w io.Writer = stderr

@@ -27,11 +27,13 @@ Values may name secrets: ${VAR} reads the environment, "!command" runs a command
 // runMCP serves "atomic mcp …": it edits and checks mcp.json without
 // starting a session (no extensions are loaded).
 func runMCP(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "atomic mcp: give a command")
 		fmt.Fprintln(stderr, mcpUsage)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(stdout, mcpUsage) // help goes to stdout, as the main --help
 		return 0
 	}
 	cwd, err := os.Getwd()

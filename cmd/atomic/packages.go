@@ -34,18 +34,22 @@ func packageCommand(args []string, stdout, stderr io.Writer) (code int, handled 
 		name = "remove"
 	}
 	fs := pflag.NewFlagSet("atomic "+name, pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout) // help goes to stdout, as the main --help
+	usageErr := func(msg string) (int, bool) {
+		fmt.Fprintf(stderr, "atomic %s: %s (see atomic %s --help)\n", name, msg, args[0])
+		return 2, true
+	}
 	local := fs.BoolP("local", "l", false, "use the project's .atomic/settings.json instead of the user's settings")
 	trust := fs.Bool("trust-project", false, "trust this project (and record it) so that its packages can be changed")
 	asJSON := fs.Bool("json", false, "print the list as JSON (list)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  atomic install <source> [-l]\n  atomic remove <source> [-l]\n  atomic list [--json]\n  atomic update [source]\n\n"+
+		fmt.Fprintf(stdout, "Usage:\n  atomic install <source> [-l]\n  atomic remove <source> [-l]\n  atomic list [--json]\n  atomic update [source]\n\n"+
 			"Sources: npm:<name>[@version], git:<host>/<path>[@ref], https://… or ssh://… git URLs, git@host:path, local paths.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args[1:]); err != nil {
-		return 2, true
+		return usageErr(err.Error())
 	}
 	if *help {
 		fs.Usage()
@@ -94,8 +98,7 @@ func packageCommand(args []string, stdout, stderr io.Writer) (code int, handled 
 	switch name {
 	case "install", "remove":
 		if len(rest) != 1 {
-			fs.Usage()
-			return 2, true
+			return usageErr(fmt.Sprintf("give one source, got %d arguments", len(rest)))
 		}
 		if name == "install" {
 			fmt.Fprintf(stderr, "Installing %s…\n", rest[0])
@@ -117,8 +120,7 @@ func packageCommand(args []string, stdout, stderr io.Writer) (code int, handled 
 		return 0, true
 	case "update":
 		if len(rest) > 1 {
-			fs.Usage()
-			return 2, true
+			return usageErr("give at most one source")
 		}
 		target := ""
 		if len(rest) == 1 {
@@ -153,8 +155,7 @@ func packageCommand(args []string, stdout, stderr io.Writer) (code int, handled 
 	}
 	// list
 	if len(rest) != 0 {
-		fs.Usage()
-		return 2, true
+		return usageErr(fmt.Sprintf("unexpected argument %q", rest[0]))
 	}
 	res := packages.Resolve(ctx, packages.Options{AgentDir: paths.AgentDir, Cwd: cwd, ProjectTrusted: trusted, Installer: ops.Installer})
 	untrusted := !trusted && fileExists(packages.SettingsFile(paths.AgentDir, cwd, packages.ScopeProject))

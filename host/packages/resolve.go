@@ -166,7 +166,7 @@ func Resolve(ctx context.Context, o Options) Resolved {
 }
 
 func resolveEntry(ctx context.Context, o Options, in *Installer, e Entry, seen map[string]bool) (Package, collected) {
-	pkg := Package{Ref: Ref{Source: e.Source, Scope: e.Scope}, File: e.File, Filtered: e.Filter != nil, Resources: map[string][]string{}}
+	pkg := Package{Ref: Ref{Source: e.Source, Scope: e.Scope}, File: e.File, Filtered: e.Filter != nil, Resources: withAllTypes(nil)}
 	src, err := ParseSource(e.Source)
 	if err != nil {
 		pkg.Error = err.Error()
@@ -196,7 +196,7 @@ func resolveEntry(ctx context.Context, o Options, in *Installer, e Entry, seen m
 			// A file is one extension.
 			pkg.Ref.Root = filepath.Dir(root)
 			c := collected{files: map[string][]string{TypeExtensions: {root}}}
-			pkg.Resources = c.files
+			pkg.Resources = withAllTypes(c.files)
 			return pkg, c
 		}
 	default:
@@ -231,8 +231,24 @@ func resolveEntry(ctx context.Context, o Options, in *Installer, e Entry, seen m
 		// one extension.
 		c.files[TypeExtensions] = []string{root}
 	}
-	pkg.Resources = c.files
+	pkg.Resources = withAllTypes(c.files)
 	return pkg, c
+}
+
+// withAllTypes returns the package's files by type with every type
+// present, an empty list where the package has none, so that a listing
+// (atomic list --json) shows [] rather than null or nothing.
+func withAllTypes(files map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(Types))
+	for _, t := range Types {
+		out[t] = []string{}
+	}
+	for t, l := range files {
+		if l != nil {
+			out[t] = l
+		}
+	}
+	return out
 }
 
 // quickInstalled checks an npm or git install without running anything
