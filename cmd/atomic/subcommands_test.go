@@ -39,7 +39,7 @@ func TestCommandLikeWordsAreNotPrompts(t *testing.T) {
 		}
 	}
 	// Still prompts: after --, prose, a word that is no command.
-	for _, args := range [][]string{{"--", "lst"}, {"--", "instal", "./x"}, {"list the files here"}, {"config", "the linter please"}, {"hello"}, {"-p", "lst"}} {
+	for _, args := range [][]string{{"--", "lst"}, {"--", "instal", "./x"}, {"list the files here"}, {"config", "the linter please"}, {"hello"}, {"-p", "lst"}, {"help", "me", "fix", "it"}} {
 		res := e2e.Run(t, e2e.Options{NoMode: true, Args: args}, "", limit)
 		if res.ExitCode != 0 || !strings.Contains(res.Stdout, "You said") {
 			t.Errorf("%v: exit %d stdout %q stderr %q; want a prompt", args, res.ExitCode, res.Stdout, res.Stderr)
