@@ -5,43 +5,83 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
-// ParseArgs splits the arguments of a slash command on spaces and tabs.
-// Single or double quotes group words into one argument and are removed;
-// there are no escapes, and a quote left open runs to the end of the text
-// (unterminated reports that). Newlines are ordinary characters.
+// ParseArgs splits the arguments of a slash command as pi 1.6 does: on
+// whitespace (newlines included); a single or double quote groups words
+// into one argument only where it opens an argument, so an apostrophe
+// inside a word stays text (/t doesn't work gives "doesn't", "work");
+// inside quotes a backslash before the quote character gives the
+// character; "" is an empty argument. A quote that is never closed is
+// text, and the rest is split as usual (unterminated reports that).
+//
+// Whether a quote closes is known before it is opened (the last quote
+// character of its kind not after a backslash), so the text is read
+// once: pi's re-reading after an unclosed quote is quadratic.
 func ParseArgs(s string) (args []string, unterminated bool) {
+	lastClose := map[byte]int{'"': -1, '\'': -1}
+	for m := 0; m < len(s); m++ {
+		if c := s[m]; (c == '"' || c == '\'') && (m == 0 || s[m-1] != '\\') {
+			lastClose[c] = m
+		}
+	}
 	var cur strings.Builder
 	inArg := false
 	var quote byte
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case quote != 0:
-			if c == quote {
+			switch {
+			case c == '\\' && i+1 < len(s) && s[i+1] == quote:
+				cur.WriteByte(quote)
+				i += 2
+			case c == quote:
 				quote = 0
+				i++
+			default:
+				cur.WriteByte(c) // bytes, not runes: invalid UTF-8 is kept as it is
+				i++
+			}
+			continue
+		case (c == '"' || c == '\'') && !inArg:
+			inArg = true
+			if lastClose[c] > i {
+				quote = c
 			} else {
 				cur.WriteByte(c)
+				unterminated = true
 			}
-		case c == '"' || c == '\'':
-			quote = c
-			inArg = true
-		case c == ' ' || c == '\t':
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if size == 1 && r == utf8.RuneError {
+			r = 0 // an invalid byte is text
+		}
+		if isArgSpace(r) {
 			if inArg {
 				args = append(args, cur.String())
 				cur.Reset()
 				inArg = false
 			}
-		default:
-			cur.WriteByte(c)
+		} else {
+			cur.WriteString(s[i : i+size])
 			inArg = true
 		}
+		i += size
 	}
 	if inArg {
 		args = append(args, cur.String())
 	}
-	return args, quote != 0
+	return args, unterminated
+}
+
+// isArgSpace is JavaScript's \s, which pi splits on.
+func isArgSpace(c rune) bool {
+	return unicode.IsSpace(c) || c == '\ufeff'
 }
 
 // maxDefaultLen bounds the default text of ${N:-default}.

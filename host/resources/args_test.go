@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -18,14 +19,28 @@ func TestParseArgs(t *testing.T) {
 		{"\ta\tb ", []string{"a", "b"}, false},
 		{`"a b" c`, []string{"a b", "c"}, false},
 		{`'a b' "c d"`, []string{"a b", "c d"}, false},
-		{`x"y z"w`, []string{"xy zw"}, false},
+		// Quotes open only at the start of an argument (pi 1.6).
+		{`doesn't work`, []string{"doesn't", "work"}, false},
+		{`it's Bob's`, []string{"it's", "Bob's"}, false},
+		{`x"y z"w`, []string{`x"y`, `z"w`}, false},
 		{`"it's" 'say "hi"'`, []string{"it's", `say "hi"`}, false},
 		{`""`, []string{""}, false},
 		{`a "" b`, []string{"a", "", "b"}, false},
-		{`a "b c`, []string{"a", "b c"}, true},
-		{`'unterminated  to the end  `, []string{"unterminated  to the end  "}, true},
-		{"line1\nline2 x", []string{"line1\nline2", "x"}, false},
-		{`back\slash "no\"escape"`, []string{`back\slash`, `no\escape`}, true},
+		{`"ab"cd`, []string{"abcd"}, false},
+		// An unclosed quote is text; the rest is split as usual.
+		{`a "b c`, []string{"a", `"b`, "c"}, true},
+		{`'unterminated  to the end  `, []string{"'unterminated", "to", "the", "end"}, true},
+		{`a "`, []string{"a", `"`}, true},
+		{`'a "b c" d`, []string{"'a", "b c", "d"}, true},
+		// Newlines split, as JavaScript's \s.
+		{"line1\nline2 x", []string{"line1", "line2", "x"}, false},
+		{"a\u00a0b\u3000c", []string{"a", "b", "c"}, false},
+		// A backslash before the quote character inside quotes.
+		{`back\slash "no\"escape"`, []string{`back\slash`, `no"escape`}, false},
+		{`"say \"hi\""`, []string{`say "hi"`}, false},
+		{`"a\" b`, []string{`"a\"`, "b"}, true},
+		{`'it\'s'`, []string{"it's"}, false},
+		{`"a\\" b`, []string{`"a\\"`, "b"}, true}, // the last " follows a backslash, as in pi
 	}
 	for _, tt := range tests {
 		got, open := ParseArgs(tt.in)
@@ -106,20 +121,24 @@ func FuzzSubstituteArgs(f *testing.F) {
 			}
 		}
 		// Splitting never loses non-blank, non-quote characters.
-		var kept strings.Builder
-		for _, a := range args {
-			kept.WriteString(a)
-		}
 		strip := func(s string) string {
 			var b []byte
-			for i := 0; i < len(s); i++ {
-				if c := s[i]; c != ' ' && c != '\t' && c != '"' && c != '\'' {
-					b = append(b, c)
+			for i := 0; i < len(s); {
+				r, size := utf8.DecodeRuneInString(s[i:])
+				if c := s[i]; c != '"' && c != '\'' && c != '\\' && (size == 1 && r == utf8.RuneError || !isArgSpace(r)) {
+					b = append(b, s[i:i+size]...)
 				}
+				i += size
 			}
 			return string(b)
 		}
-		if strip(kept.String()) != strip(argText) {
+		// Each argument on its own: joined, bytes of two could read as one
+		// character.
+		var kept strings.Builder
+		for _, a := range args {
+			kept.WriteString(strip(a))
+		}
+		if kept.String() != strip(argText) {
 			t.Fatalf("ParseArgs(%q) = %q lost characters", argText, args)
 		}
 	})

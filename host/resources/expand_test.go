@@ -25,7 +25,7 @@ func TestExpand(t *testing.T) {
 		{"/skill:deploy\nwith care", block + "\n\nwith care", KindSkill, false},
 		{"/review main.go speed memory", "Review main.go focusing on speed memory.", KindPrompt, false},
 		{`/review "a file.go" 'x y'`, "Review a file.go focusing on x y.", KindPrompt, false},
-		{`/review "unterminated arg`, "Review unterminated arg focusing on .", KindPrompt, true},
+		{`/review "unterminated arg`, "Review \"unterminated focusing on arg.", KindPrompt, true}, // an unclosed quote is text (pi 1.6)
 		{"/plain", "Just text, .", KindPrompt, false},
 		{"/plain\nline two", "Just text, line two.", KindPrompt, false},
 		{"/skill:nope args", "/skill:nope args", "", false},
