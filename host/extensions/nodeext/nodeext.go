@@ -381,8 +381,8 @@ func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e 
 		// Hook calls take the event lane (the host program lists
 		// events.lane): a frame each way instead of an HTTP/2 stream.
 		p.proc.EventLane = true
-		go p.watchdog(WatchdogInterval, WatchdogTimeout)
-		go p.rssWatch(RSSInterval, rssLimit)
+		go p.every(WatchdogInterval, p.watchdogCheck(WatchdogInterval, WatchdogTimeout))
+		go p.every(RSSInterval, p.rssCheck(rssLimit))
 		if !alone {
 			rt.shared = p
 		}
@@ -441,9 +441,9 @@ func (rt *Runtime) heapLimitMB() int64 {
 	return DefaultMemoryLimitMB
 }
 
-// rssWatch kills the process when its resident set passes limit (memory
-// the V8 heap limit does not see, such as Buffers).
-func (p *process) rssWatch(interval time.Duration, limit int64) {
+// every calls check with the process's pid (0 while none runs) each
+// interval until the process stops.
+func (p *process) every(interval time.Duration, check func(pid int)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -452,13 +452,20 @@ func (p *process) rssWatch(interval time.Duration, limit int64) {
 			return
 		case <-t.C:
 		}
-		pid := p.proc.Pid()
+		check(p.proc.Pid())
+	}
+}
+
+// rssCheck kills the process when its resident set passes limit (memory
+// the V8 heap limit does not see, such as Buffers).
+func (p *process) rssCheck(limit int64) func(pid int) {
+	return func(pid int) {
 		if pid == 0 {
-			continue
+			return
 		}
 		rss, ok := residentBytes(pid)
 		if !ok || rss <= limit {
-			continue
+			return
 		}
 		why := fmt.Sprintf("killed: its memory (%d MiB resident) passed the limit of %d MiB", rss>>20, limit>>20)
 		if p.rt.Log != nil {
@@ -469,8 +476,6 @@ func (p *process) rssWatch(interval time.Duration, limit int64) {
 	}
 }
 
-// crashed reports the death to every extension of the process and starts
-// it again (each extension is loaded anew).
 func (p *process) crashed(why string) {
 	if w := p.killedWhy.Swap(nil); w != nil {
 		why = *w
@@ -518,27 +523,19 @@ func (p *process) crashed(why string) {
 	}()
 }
 
-// watchdog kills the process when its event loop stops answering (an
-// endless loop in an extension blocks every extension of the process).
-// interval and timeout are the package settings when the process started.
-// The clock runs only once a process has answered since it started (a
-// health check, or an extension loaded in it): a start is bounded by the
-// plugin start timeout, and a busy machine may keep a starting process
-// from answering longer than the watchdog allows.
-func (p *process) watchdog(interval, timeout time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
+// watchdogCheck kills the process when its event loop stops answering
+// (an endless loop in an extension blocks every extension of the
+// process). interval and timeout are the package settings when the
+// process started. The clock runs only once a process has answered since
+// it started (a health check, or an extension loaded in it): a start is
+// bounded by the plugin start timeout, and a busy machine may keep a
+// starting process from answering longer than the watchdog allows.
+func (p *process) watchdogCheck(interval, timeout time.Duration) func(pid int) {
 	var silentSince time.Time
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-		}
-		pid := p.proc.Pid()
+	return func(pid int) {
 		if pid == 0 {
 			silentSince = time.Time{}
-			continue
+			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), interval)
 		err := p.proc.Ping(ctx)
