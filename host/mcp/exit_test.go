@@ -4,44 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/atomic-go/atomic/internal/leaktest"
 )
-
-// alive reports whether pid runs (a zombie does not count).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
-	return len(f) > 0 && f[0] != "Z"
-}
-
-// pidsIn reads the pids the servers wrote into dir.
-func pidsIn(t *testing.T, dir string) []int {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []int
-	for _, e := range ents {
-		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-		for _, l := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(l); err == nil {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
-}
 
 // Servers still starting when the manager closes (one never reads stdin
 // and ignores SIGTERM, with a child; others queued behind the start
@@ -49,7 +18,7 @@ func pidsIn(t *testing.T, dir string) []int {
 func TestCloseEndsEveryProcess(t *testing.T) {
 	pids := t.TempDir()
 	t.Cleanup(func() { // a failing run leaves nothing behind either
-		for _, pid := range pidsIn(t, pids) {
+		for _, pid := range leaktest.Pids(pids) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
@@ -67,22 +36,22 @@ func TestCloseEndsEveryProcess(t *testing.T) {
 	// Wait until the first MaxStarting hanging servers run (the rest wait
 	// for a slot: not started yet).
 	deadline := time.Now().Add(20 * time.Second)
-	for len(pidsIn(t, pids)) < 2*MaxStarting {
+	for len(leaktest.Pids(pids)) < 2*MaxStarting {
 		if time.Now().After(deadline) {
-			t.Fatalf("servers did not start: %v", pidsIn(t, pids))
+			t.Fatalf("servers did not start: %v", leaktest.Pids(pids))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := len(pidsIn(t, pids)); n > 2*MaxStarting+6 {
+	if n := len(leaktest.Pids(pids)); n > 2*MaxStarting+6 {
 		t.Fatalf("more than %d servers started at once (%d pids)", MaxStarting, n)
 	}
 	start := time.Now()
 	h.m.Close()
 	took := time.Since(start)
-	running := pidsIn(t, pids)
+	running := leaktest.Pids(pids)
 	var left []int
 	for _, pid := range running {
-		if alive(pid) {
+		if leaktest.Running(pid) {
 			left = append(left, pid)
 		}
 	}

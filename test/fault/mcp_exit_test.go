@@ -5,38 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/atomic-go/atomic/internal/e2e"
+	"github.com/atomic-go/atomic/internal/leaktest"
 )
-
-// runningPid reports whether pid runs (a zombie does not count).
-func runningPid(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
-	return len(f) > 0 && f[0] != "Z"
-}
-
-func readPids(path string) []int {
-	b, _ := os.ReadFile(path)
-	var out []int
-	for _, l := range strings.Fields(string(b)) {
-		if pid, err := strconv.Atoi(l); err == nil {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
 
 // 500 MCP servers registered by pi.registerMcpServer and 20 from mcp.json,
 // all hanging at initialize (they never read stdin and ignore SIGTERM,
@@ -61,9 +36,9 @@ func TestMCPServersEndAtExit(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{Args: []string{"-e", ext}, AgentFiles: map[string]string{"mcp.json": string(mcpJSON)}})
 	a.MustSucceed(map[string]any{"type": "get_state"}) // the first exchange: servers launch after it
 	deadline := time.Now().Add(30 * time.Second)
-	for len(readPids(pidFile)) < 2*16 {
+	for len(leaktest.Pids(pidFile)) < 2*16 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the servers did not start: %d pids", len(readPids(pidFile)))
+			t.Fatalf("the servers did not start: %d pids", len(leaktest.Pids(pidFile)))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -77,9 +52,9 @@ func TestMCPServersEndAtExit(t *testing.T) {
 	a.Wait(20 * time.Second)
 	took := time.Since(start)
 	var left []int
-	pids := readPids(pidFile)
+	pids := leaktest.Pids(pidFile)
 	for _, pid := range pids {
-		if runningPid(pid) {
+		if leaktest.Running(pid) {
 			left = append(left, pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
