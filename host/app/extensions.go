@@ -429,10 +429,10 @@ func trimLeftSpace(s string) string {
 }
 
 // extensionCommand returns a function that runs "/name args" when an
-// extension registered name (nil otherwise). In RPC mode the command runs
-// in the background after the prompt's response, so that a slow or hung
-// command never holds up the other commands; its failures are
-// extension_error events. In print and json modes it runs to completion.
+// extension registered name (nil otherwise). The function runs the
+// command to completion; its failures are extension_error events. A front
+// end that serves other requests meanwhile runs it off its request lane
+// (RPC answers the prompt when it returns, as pi 1.6 does).
 func (rt *Runtime) extensionCommand(text string) func() {
 	name, args, ok := splitCommand(text)
 	if !ok {
@@ -460,10 +460,7 @@ func (rt *Runtime) extensionCommand(text string) func() {
 			rt.reportExtensionError(hooks.ExtensionError{ExtensionPath: "command:" + name, Event: "command", Error: err.Error()})
 		}
 	}
-	if !rt.servesClient() {
-		return run
-	}
-	return func() { go run() }
+	return run
 }
 
 // IsExtensionCommand reports whether text invokes an extension command

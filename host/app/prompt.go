@@ -50,9 +50,11 @@ const (
 
 // Accepted is what became of an accepted prompt.
 type Accepted struct {
-	// Start begins the run or the extension command (nil when there is
-	// nothing to start); the caller acknowledges the prompt first and
-	// then calls Start, so that the acknowledgement precedes the events.
+	// Start begins the run (nil when there is nothing to start): the
+	// caller acknowledges the prompt first and then calls Start, so that
+	// the acknowledgement precedes the run's events. For an extension
+	// command (DispositionHandled) Start runs the command to its end: as
+	// in pi 1.6, the prompt is answered once the command has finished.
 	Start       func()
 	Disposition string
 }

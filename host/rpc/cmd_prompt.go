@@ -54,7 +54,16 @@ func handlePrompt(_ context.Context, s *Server, req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Start != nil {
+	switch {
+	case a.Start != nil && a.Disposition == app.DispositionHandled:
+		// An extension command: answered once it has finished, as pi 1.6
+		// answers it.
+		req.Later(func() (any, error) {
+			a.Start()
+			return disposition{a.Disposition}, nil
+		})
+		return nil, nil
+	case a.Start != nil:
 		req.After(a.Start)
 	}
 	return disposition{a.Disposition}, nil

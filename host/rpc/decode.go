@@ -21,6 +21,9 @@ type Request struct {
 	Accepted any
 
 	after func()
+	// later, when set, gives the response: it runs off the lane and the
+	// response is sent when it returns.
+	later func() (any, error)
 	// fail, when set, is answered instead of running a handler (an input
 	// line that is not a command still waits for its turn, so that
 	// responses keep the order of the input).
@@ -30,6 +33,12 @@ type Request struct {
 // After sets a function that runs once the response has been queued (used
 // by prompt so that its acknowledgement precedes the run's events).
 func (r *Request) After(fn func()) { r.after = fn }
+
+// Later makes the response wait for fn, which runs off the request lane
+// once the handler has returned (other commands are served meanwhile):
+// fn's result is the response. Used by prompt for an extension command,
+// answered when the command has finished.
+func (r *Request) Later(fn func() (any, error)) { r.later = fn }
 
 // Decode unmarshals the command into v, turning type errors into clear
 // messages.

@@ -250,7 +250,10 @@ func TestProjectCannotTrustItself(t *testing.T) {
 func TestHungCommandDoesNotBlockTheAgent(t *testing.T) {
 	a := startWithPlugins(t, []map[string]any{{"text": "still here"}}, []string{"--command", "hello"})
 	start := time.Now()
-	a.MustSucceed(map[string]any{"type": "prompt", "message": "/hello hang"})
+	// As in pi 1.6 the prompt of a command is answered when the command
+	// has finished, so this one is not answered while it hangs; the agent
+	// serves everything else meanwhile.
+	a.Send(map[string]any{"id": "hung", "type": "prompt", "message": "/hello hang"})
 	a.MustSucceed(map[string]any{"type": "get_state"})
 	recs := a.PromptAndWait("are you there?")
 	if time.Since(start) > 5*time.Second {
@@ -258,5 +261,8 @@ func TestHungCommandDoesNotBlockTheAgent(t *testing.T) {
 	}
 	if len(recs) == 0 {
 		t.Fatal("no run")
+	}
+	if got := a.Responses("hung"); len(got) != 0 {
+		t.Fatalf("the hung command's prompt was answered: %v", got)
 	}
 }

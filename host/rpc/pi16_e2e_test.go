@@ -428,3 +428,68 @@ func TestPluginMissingDependencyIsTheReason(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// slowCommandExtension registers /ask: a dialog, then a notification
+// with the answer, then a file written after a timer.
+const slowCommandExtension = `
+import { writeFileSync } from "node:fs";
+export default function (pi) {
+  pi.registerCommand("ask", {
+    description: "asks",
+    handler: async (args, ctx) => {
+      const v = await ctx.ui.select("pick", ["a", "b"]);
+      ctx.ui.notify("picked " + v, "info");
+      await new Promise((r) => setTimeout(r, 100));
+      if (args) writeFileSync(args, "done");
+    },
+  });
+}
+`
+
+// As pi 1.6: the prompt of an extension command is answered once the
+// command has finished (its dialog and notification come first), and
+// other commands are served while it runs.
+func TestExtensionCommandAnsweredWhenFinished(t *testing.T) {
+	ext := writeExtension(t, "ask.js", slowCommandExtension)
+	a := e2e.Start(t, e2e.Options{Args: []string{"-e", ext}})
+	from := a.Len()
+	a.Send(map[string]any{"id": "p1", "type": "prompt", "message": "/ask"})
+	dialog := a.WaitFrom(from, 20*time.Second, func(r e2e.Record) bool { return r["type"] == "extension_ui_request" && r["method"] == "select" })
+	if got := a.Responses("p1"); len(got) != 0 {
+		t.Fatalf("the prompt was answered before its command finished: %v", got)
+	}
+	a.MustSucceed(map[string]any{"type": "get_state"}) // not held up by the command
+	a.Send(map[string]any{"type": "extension_ui_response", "id": dialog["id"], "value": "b"})
+	resp := a.WaitResponse(from, "p1")
+	if got := dispositionOf(t, resp); got != "handled" {
+		t.Fatalf("disposition = %q, want handled", got)
+	}
+	recs := a.Records(from)
+	note := indexOf(recs, 0, func(r e2e.Record) bool { return r["method"] == "notify" && r["message"] == "picked b" })
+	answer := indexOf(recs, 0, isResponseTo("p1"))
+	if note < 0 || note > answer {
+		t.Fatalf("the command's notification (at %d) did not precede the prompt's response (at %d)", note, answer)
+	}
+}
+
+// At the end of the input a running extension command finishes (its
+// dialogs are cancelled) and its prompt is answered before the agent
+// exits, as pi 1.6 waits for running commands.
+func TestExtensionCommandFinishesAtEndOfInput(t *testing.T) {
+	ext := writeExtension(t, "ask.js", slowCommandExtension)
+	marker := filepath.Join(t.TempDir(), "marker")
+	a := e2e.Start(t, e2e.Options{Args: []string{"-e", ext}})
+	from := a.Len()
+	a.Send(map[string]any{"id": "p1", "type": "prompt", "message": "/ask " + marker})
+	a.WaitFrom(from, 20*time.Second, func(r e2e.Record) bool { return r["type"] == "extension_ui_request" && r["method"] == "select" })
+	a.CloseStdin()
+	if code := a.Wait(20 * time.Second); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	if got := a.Responses("p1"); len(got) != 1 || dispositionOf(t, got[0]) != "handled" {
+		t.Fatalf("responses to the prompt: %v", got)
+	}
+	if b, err := os.ReadFile(marker); err != nil || string(b) != "done" {
+		t.Fatalf("the command did not finish before the exit: %v %q", err, b)
+	}
+}

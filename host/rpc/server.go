@@ -94,7 +94,17 @@ type Server struct {
 	OnShutdown []func()
 
 	bash *bashOwners
+
+	// later counts the extension commands still running whose prompt is
+	// answered when they finish; at the end of the input they may finish
+	// (their dialogs are cancelled) for CommandGrace before the runtime
+	// closes and cancels them.
+	later inflight
 }
+
+// CommandGrace bounds how long the end of the input waits for running
+// extension commands before the runtime is closed (which cancels them).
+var CommandGrace = 10 * time.Second
 
 // NewServer returns a server writing to out.
 func NewServer(rt *app.Runtime, out io.Writer, onWriteErr func(error), opts ...Option) *Server {
@@ -180,7 +190,11 @@ func (s *Server) Shutdown() {
 		for _, fn := range s.OnShutdown {
 			fn()
 		}
+		if !s.later.wait(CommandGrace) {
+			s.b.core.Log().Warn("extension commands still running at the end of the input are cancelled", "grace", CommandGrace)
+		}
 		s.b.core.Close()
+		s.later.wait(s.StallTimeout) // the cancelled commands' answers
 		s.inMu.Lock()
 		s.inClosed = true
 		close(s.ordinary)
@@ -310,21 +324,75 @@ func (s *Server) ordinaryLoop() {
 // run executes a handler, recovering from panics so that every command
 // gets exactly one response.
 func (s *Server) run(cmd Command, req *Request) {
-	var data any
-	var err error
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				s.b.core.Log().Error("command handler panicked", "command", req.Type, "panic", v)
-				err = fmt.Errorf("internal error while handling %s: %v", req.Type, v)
-				data = nil
-			}
+	data, err := s.guard(req, func() (any, error) { return cmd.Handler(s.ctx, s, req) })
+	if err == nil && req.later != nil {
+		s.later.add()
+		go func() {
+			defer s.later.done()
+			data, err := s.guard(req, req.later)
+			s.respond(req, req.Type, data, err)
 		}()
-		data, err = cmd.Handler(s.ctx, s, req)
-	}()
+		return
+	}
 	s.respond(req, req.Type, data, err)
 	if err == nil && req.after != nil {
 		req.after()
+	}
+}
+
+// guard calls fn, turning a panic into the request's error.
+func (s *Server) guard(req *Request, fn func() (any, error)) (data any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.b.core.Log().Error("command handler panicked", "command", req.Type, "panic", v)
+			data, err = nil, fmt.Errorf("internal error while handling %s: %v", req.Type, v)
+		}
+	}()
+	return fn()
+}
+
+// inflight counts the requests answered later (Request.Later) that are
+// still running.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{}
+}
+
+func (f *inflight) add() {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.zero = make(chan struct{})
+	}
+	f.n++
+	f.mu.Unlock()
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	f.n--
+	if f.n == 0 {
+		close(f.zero)
+	}
+	f.mu.Unlock()
+}
+
+// wait waits until none runs, at most d; it reports whether none does.
+func (f *inflight) wait(d time.Duration) bool {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return true
+	}
+	zero := f.zero
+	f.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-zero:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 
