@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/atomic-go/atomic/host/app"
+	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/packages"
 	"github.com/atomic-go/atomic/internal/fsutil"
@@ -151,9 +152,15 @@ func (f *cliFlags) validate() error {
 		return fmt.Errorf("invalid --thinking %q (use %s)", f.thinking, strings.Join(llm.AllThinkingLevels, ", "))
 	}
 	if names := f.activeTools(); names != nil {
+		if msg := config.ToolListError(names); msg != "" {
+			return fmt.Errorf("invalid --tools: %s", msg)
+		}
 		known := app.BuiltinToolNames()
 		var bad []string
 		for _, n := range names {
+			if config.IsToolModifier(n) {
+				n = n[1:]
+			}
 			if !contains(known, n) {
 				bad = append(bad, n)
 			}

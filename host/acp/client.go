@@ -130,10 +130,14 @@ func (c clientTerminal) RunCommand(ctx context.Context, callID string, req tools
 			env = append(env, sdk.EnvVariable{Name: k, Value: v})
 		}
 	}
+	sh, args, err := req.Shell.Argv(req.Command)
+	if err != nil {
+		return tools.ShellOutput{}, err
+	}
 	cwd, limit := req.Cwd, terminalOutputLimit
 	cctx, ccancel := s.bound(ctx)
 	created, err := s.conn.CreateTerminal(cctx, sdk.CreateTerminalRequest{SessionId: sdk.SessionId(id),
-		Command: tools.UserShell(), Args: []string{"-c", req.Command}, Cwd: &cwd, Env: env, OutputByteLimit: &limit})
+		Command: sh, Args: args, Cwd: &cwd, Env: env, OutputByteLimit: &limit})
 	ccancel()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -38,6 +38,8 @@ type Config struct {
 	Tools         *tools.Registry
 	Cwd           string
 	Env           []string
+	// Shell runs the bash tool's commands.
+	Shell tools.Shell
 
 	// Emit receives every event of the run, synchronously and in order.
 	Emit events.Sink
@@ -374,7 +376,7 @@ func (tr *toolRun) execute(ctx context.Context, cfg *Config, mu *sync.Mutex) {
 		}
 	}()
 	call := tools.Call{
-		ID: tr.call.ID, Args: tr.args, Cwd: cfg.Cwd, Env: cfg.Env, Files: cfg.Files, Runner: cfg.Runner,
+		ID: tr.call.ID, Args: tr.args, Cwd: cfg.Cwd, Env: cfg.Env, Shell: cfg.Shell, Files: cfg.Files, Runner: cfg.Runner,
 		OnUpdate: func(partial llm.ToolResult) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -62,7 +62,7 @@ func (rt *Runtime) RunBash(ctx context.Context, req BashRequest) (BashResult, er
 	}
 	sessionID := owner.ID()
 	out, err := tools.RunShell(ctx, tools.ShellRequest{
-		Command: req.Command, Cwd: rt.Cwd(), Env: env,
+		Command: req.Command, Shell: rt.shell(), Cwd: rt.Cwd(), Env: env,
 		OnOutput: req.OnOutput, StripCR: true,
 		SpillFile: func() (*os.File, error) {
 			f, err := bashOutputStore.Create(sessionID, tools.BashOutputPrefix)
@@ -157,4 +157,10 @@ func (rt *Runtime) flushPendingBashLocked() {
 		rt.appendBashLocked(p.owner, p.msg)
 	}
 	rt.pendingBash = nil
+}
+
+// shell is how bash commands run: the shellPath and shellCommandPrefix
+// settings (ATOMIC_SHELL overrides shellPath).
+func (rt *Runtime) shell() tools.Shell {
+	return tools.Shell{Path: rt.settings.ShellPath, CommandPrefix: rt.settings.ShellCommandPrefix}
 }

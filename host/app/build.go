@@ -117,7 +117,13 @@ func New(opts Options) (*Runtime, error) {
 	rt := newRuntime(opts)
 
 	rt.setupCatalog() // providers, models (built-in + models.json), credentials
-	rt.tools = tools.NewRegistryWithBuiltins(activeTools(rt.settings, opts))
+	active := activeTools(rt.settings, opts)
+	rt.tools = tools.NewRegistryWithBuiltins(active)
+	for _, n := range active {
+		if _, ok := rt.tools.Get(n); !ok {
+			opts.Log.Warn("settings problem: defaultTools names a tool atomic does not have; it stays off", "tool", n)
+		}
+	}
 	if err := rt.selectInitialModel(); err != nil {
 		return nil, err
 	}
@@ -179,10 +185,14 @@ func newRuntime(opts Options) *Runtime {
 // settings' defaultTools, --tools, or none (--no-tools).
 func activeTools(settings config.Settings, opts Options) []string {
 	active := tools.DefaultActive
-	if len(settings.DefaultTools) > 0 {
-		active = settings.DefaultTools
+	if settings.DefaultTools != nil {
+		active = config.ResolveToolList(settings.DefaultTools, tools.DefaultActive)
 	}
-	if opts.Tools != nil {
+	switch {
+	case opts.Tools == nil:
+	case len(opts.Tools) > 0 && config.ToolListError(opts.Tools) == "" && config.IsToolModifier(opts.Tools[0]):
+		active = config.ApplyToolModifiers(active, opts.Tools) // --tools +grep,-bash
+	default:
 		active = opts.Tools
 	}
 	if opts.NoTools {

@@ -394,7 +394,7 @@ func (rt *Runtime) agentConfig() *agent.Config {
 	cfg := &agent.Config{
 		Model: model, Provider: provider, APIKey: key, Headers: rt.requestHeaders(model, key),
 		SystemPrompt: rt.systemPrompt(), ThinkingLevel: level, SessionID: sess.ID(),
-		Tools: rt.tools, Cwd: rt.Cwd(), Env: rt.toolEnv(),
+		Tools: rt.tools, Cwd: rt.Cwd(), Env: rt.toolEnv(), Shell: rt.shell(),
 		Emit:            rt.agentEvent,
 		MaxTurnRequests: max(rt.settings.MaxTurnRequests, 0),
 		Files:           files, Runner: runner,

@@ -65,7 +65,9 @@ type Settings struct {
 	ShellPath            string             `mapstructure:"shellPath"`
 	ShellCommandPrefix   string             `mapstructure:"shellCommandPrefix"`
 	SessionDir           string             `mapstructure:"sessionDir"`
-	DefaultTools         []string           `mapstructure:"defaultTools"`
+	// DefaultTools is the layered defaultTools list (nil: not set; see
+	// ResolveToolList).
+	DefaultTools []string `mapstructure:"defaultTools"`
 	// Extensions entries are paths or objects {path, timeouts, ...};
 	// host/extensions reads them from the files themselves (it needs to
 	// know which file each came from).
@@ -164,6 +166,9 @@ func defaults(v *viper.Viper) {
 type Diagnostic struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Ignored is set for a key atomic does not act on (the file was read;
+	// nothing else is wrong with it).
+	Ignored bool `json:"ignored,omitempty"`
 }
 
 // Loaded is the result of Load.
@@ -185,6 +190,8 @@ func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, 
 	if includeProject {
 		files = append(files, paths.ProjectSettingsFile())
 	}
+	var defaultTools []string  // layered by pi's rule, not viper's
+	named := map[string]bool{} // the keys already warned about
 	for _, f := range files {
 		data, err := fsutil.ReadRegular(f, fsutil.MaxSettingsFile)
 		if err != nil {
@@ -199,6 +206,14 @@ func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, 
 		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			out.Diagnostics = append(out.Diagnostics, Diagnostic{Path: f, Message: "invalid settings JSON: " + err.Error()})
+			continue
+		}
+		out.Diagnostics = append(out.Diagnostics, keyDiagnostics(f, data, named)...)
+		var layer struct {
+			DefaultTools *[]string `json:"defaultTools"`
+		}
+		if json.Unmarshal(data, &layer) == nil && layer.DefaultTools != nil {
+			defaultTools = MergeToolLists(defaultTools, append([]string{}, *layer.DefaultTools...))
 		}
 	}
 	bindEnv(v)
@@ -213,6 +228,12 @@ func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, 
 		d := viper.New()
 		defaults(d)
 		_ = d.Unmarshal(&out.Settings)
+	}
+	if defaultTools != nil {
+		out.Settings.DefaultTools = defaultTools
+	}
+	if v.IsSet("retry.maxAgentDelayMs") { // pi 1.6's name of retry.maxDelayMs
+		out.Settings.Retry.MaxDelayMs = v.GetInt("retry.maxAgentDelayMs")
 	}
 	if env := os.Getenv("ATOMIC_CODING_AGENT_SESSION_DIR"); env != "" && overrides["sessionDir"] == nil {
 		out.Settings.SessionDir = env

@@ -62,7 +62,7 @@ func (BashTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
-	req := ShellRequest{Command: command, Cwd: call.Cwd, Env: call.Env}
+	req := ShellRequest{Command: command, Shell: call.Shell, Cwd: call.Cwd, Env: call.Env}
 	if hasTimeout && timeout > 0 {
 		req.Timeout = time.Duration(math.Min(timeout, 365*24*3600) * float64(time.Second))
 	}

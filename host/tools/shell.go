@@ -25,6 +25,8 @@ const pipeGrace = 500 * time.Millisecond
 // ShellRequest describes a command to run with RunShell.
 type ShellRequest struct {
 	Command string
+	// Shell runs Command (the zero value: UserShell()).
+	Shell Shell
 	// Cwd is the working directory; it must exist.
 	Cwd string
 	// Env holds extra KEY=VALUE pairs added to the current environment.
@@ -88,6 +90,37 @@ type ShellOutput struct {
 	SpillCapped bool
 }
 
+// Shell is how commands run: the shellPath and shellCommandPrefix
+// settings (pi's names). The zero value runs UserShell() with no prefix.
+type Shell struct {
+	// Path is the shell executable ("~/" is the home directory); it must
+	// exist. Empty: UserShell().
+	Path string
+	// CommandPrefix is put before every command, on a line of its own
+	// (pi's way to load aliases or set up the environment).
+	CommandPrefix string
+}
+
+// Argv returns the program and arguments that run command.
+func (s Shell) Argv(command string) (string, []string, error) {
+	sh := UserShell()
+	if s.Path != "" {
+		sh = s.Path
+		if sh == "~" || strings.HasPrefix(sh, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				sh = filepath.Join(home, sh[1:])
+			}
+		}
+		if fi, err := os.Stat(sh); err != nil || fi.IsDir() {
+			return "", nil, fmt.Errorf("Custom shell path not found: %s", s.Path)
+		}
+	}
+	if s.CommandPrefix != "" {
+		command = s.CommandPrefix + "\n" + command
+	}
+	return sh, []string{"-c", command}, nil
+}
+
 // UserShell returns the shell used to run commands: $SHELL when it is a
 // POSIX-style shell (sh, bash, zsh, dash, ksh, ash), else bash, else sh.
 func UserShell() string {
@@ -118,7 +151,7 @@ func isExecutable(p string) bool {
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
-// RunShell runs req.Command with UserShell() -c in its own process group,
+// RunShell runs req.Command with req.Shell in its own process group,
 // with stdin from /dev/null and stdout and stderr merged. When ctx is
 // cancelled or the timeout expires the whole process group is killed and
 // RunShell returns promptly with Cancelled or TimedOut set. A non-zero exit
@@ -151,7 +184,11 @@ func RunShell(ctx context.Context, req ShellRequest) (ShellOutput, error) {
 		}
 		readers, writers = append(readers, pr), append(writers, pw)
 	}
-	cmd := exec.Command(UserShell(), "-c", req.Command)
+	sh, args, err := req.Shell.Argv(req.Command)
+	if err != nil {
+		return ShellOutput{}, err
+	}
+	cmd := exec.Command(sh, args...)
 	cmd.Dir = req.Cwd
 	cmd.Env = append(os.Environ(), req.Env...)
 	cmd.Stdout = writers[0]

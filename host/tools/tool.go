@@ -24,6 +24,9 @@ type Call struct {
 	Cwd string
 	// Env holds extra KEY=VALUE pairs for processes the tool starts.
 	Env []string
+	// Shell runs bash's commands (the settings' shellPath and
+	// shellCommandPrefix).
+	Shell Shell
 	// OnUpdate, when set, receives the accumulated partial result.
 	OnUpdate func(llm.ToolResult)
 	// Files, when set, holds the files read, write and edit work on (a

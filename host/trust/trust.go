@@ -101,7 +101,9 @@ func UserDefault(agentDir string) (string, error) {
 	}
 	var derr error
 	for _, d := range loaded.Diagnostics {
-		derr = fmt.Errorf("%s: %s", d.Path, d.Message)
+		if !d.Ignored { // a key atomic does not read is no reason to doubt the file
+			derr = fmt.Errorf("%s: %s", d.Path, d.Message)
+		}
 	}
 	return loaded.Settings.DefaultProjectTrust, derr
 }
