@@ -77,9 +77,10 @@ func run(args []string) int {
 	if f.print && mode != app.ModeJSON { // -p with --mode json: json wins
 		mode = app.ModePrint
 	}
+	piped := stdinIsPiped()
 	switch mode {
 	case "":
-		if len(f.messages) == 0 {
+		if len(f.messages) == 0 && !piped {
 			fmt.Fprintln(stderr, "atomic: nothing to do. Use --mode rpc to serve the protocol, or -p \"message\" to run one prompt (see --help).")
 			return 2
 		}
@@ -90,6 +91,30 @@ func run(args []string) int {
 	default:
 		fmt.Fprintf(stderr, "atomic: unknown mode %q (use rpc, acp, json or print)\n", mode)
 		return 2
+	}
+
+	if _, files := splitFileArgs(f.messages); len(files) > 0 && (mode == app.ModeRPC || mode == modeACP) {
+		fmt.Fprintf(stderr, "atomic: @file arguments are not supported in %s mode\n", mode)
+		return 1
+	}
+	var prompts []app.PromptInput
+	if mode == app.ModePrint || mode == app.ModeJSON {
+		var stdin string
+		if piped {
+			if stdin, err = readPiped(os.Stdin); err != nil {
+				fmt.Fprintln(stderr, "atomic:", err)
+				return 1
+			}
+		}
+		wd, _ := os.Getwd()
+		if prompts, err = initialPrompts(f.messages, stdin, wd); err != nil {
+			fmt.Fprintln(stderr, "atomic:", err)
+			return 1
+		}
+		if len(prompts) == 0 {
+			fmt.Fprintln(stderr, "atomic: no prompt given")
+			return 2
+		}
 	}
 
 	logger, closeLog, err := newLogger(f, stderr)
@@ -164,7 +189,7 @@ func run(args []string) int {
 	case modeACP:
 		return serveACP(ctx, rt, protoIn, protoOut, logger)
 	default:
-		return runOnce(ctx, rt, mode, f.messages, protoIn, protoOut, stderr)
+		return runOnce(ctx, rt, mode, prompts, protoOut, stderr)
 	}
 }
 
@@ -211,20 +236,9 @@ func serveRPC(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer,
 	})
 }
 
-func runOnce(ctx context.Context, rt *app.Runtime, mode string, messages []string, in io.Reader, out io.Writer, stderr io.Writer) int {
-	text := strings.Join(messages, " ")
-	if text == "" {
-		b, err := io.ReadAll(in)
-		if err != nil {
-			fmt.Fprintln(stderr, "atomic:", err)
-			return 1
-		}
-		text = strings.TrimSpace(string(b))
-	}
-	if text == "" {
-		fmt.Fprintln(stderr, "atomic: no prompt given")
-		return 2
-	}
+// runOnce runs the prompts of print and json mode in order, each once the
+// one before has finished, and prints the last answer (print mode).
+func runOnce(ctx context.Context, rt *app.Runtime, mode string, prompts []app.PromptInput, out io.Writer, stderr io.Writer) int {
 	var w *rpc.Writer
 	if mode == app.ModeJSON {
 		w = rpc.NewWriter(out, nil)
@@ -263,24 +277,30 @@ func runOnce(ctx context.Context, rt *app.Runtime, mode string, messages []strin
 			last = &m
 		}
 	})
-	start, err := rt.Prompt(app.PromptInput{Text: text})
-	if err != nil {
-		fmt.Fprintln(stderr, "atomic:", err)
-		return 1
-	}
-	if start != nil {
-		start()
-	}
-	done := make(chan struct{})
-	go func() {
-		_ = rt.WaitIdle(context.Background())
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		rt.Close()
-		<-done
+	for _, p := range prompts {
+		start, err := rt.Prompt(p)
+		if err != nil {
+			rt.Close()
+			fmt.Fprintln(stderr, "atomic:", err)
+			return 1
+		}
+		if start != nil {
+			start()
+		}
+		done := make(chan struct{})
+		go func() {
+			_ = rt.WaitIdle(context.Background())
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			rt.Close()
+			<-done
+		}
+		if ctx.Err() != nil {
+			break
+		}
 	}
 	rt.Close()
 	if w != nil {

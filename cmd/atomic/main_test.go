@@ -15,7 +15,7 @@ import (
 const limit = 20 * time.Second
 
 func TestPrintModePrintsTheFinalText(t *testing.T) {
-	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-p", "say", "hello"}, Script: []map[string]any{
+	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-p", "say hello"}, Script: []map[string]any{
 		{"thinking": "hidden thoughts", "text": "Here is the answer.", "chunks": 3},
 	}}, "", limit)
 	if res.ExitCode != 0 {

@@ -110,7 +110,7 @@ func (ReadTool) Execute(ctx context.Context, call Call) (llm.ToolResult, error) 
 		r, size = bufio.NewReaderSize(strings.NewReader(text), 64<<10), int64(len(text))
 		head, _ = r.Peek(8192)
 	}
-	if mime := http.DetectContentType(head); imageMIMEs[mime] {
+	if mime := ImageMIME(head); mime != "" {
 		if size > MaxImageBytes {
 			return llm.TextResult(fmt.Sprintf("[%s is a %s image of %s, larger than the %s the read tool attaches; its contents are not shown]",
 				p, mime, FormatSize(int(size)), FormatSize(MaxImageBytes))), nil
@@ -220,6 +220,15 @@ func readError(err error, p string) error {
 
 // isBinary reports whether data looks like a binary file: it has a NUL
 // byte in its first 8 KB.
+// ImageMIME is the MIME type of an image the agent attaches (PNG, JPEG,
+// GIF, WebP) that starts with head, "" for anything else.
+func ImageMIME(head []byte) string {
+	if mime := http.DetectContentType(head); imageMIMEs[mime] {
+		return mime
+	}
+	return ""
+}
+
 func isBinary(data []byte) bool {
 	if len(data) > 8192 {
 		data = data[:8192]

@@ -105,12 +105,7 @@ type Shell struct {
 func (s Shell) Argv(command string) (string, []string, error) {
 	sh := UserShell()
 	if s.Path != "" {
-		sh = s.Path
-		if sh == "~" || strings.HasPrefix(sh, "~/") {
-			if home, err := os.UserHomeDir(); err == nil {
-				sh = filepath.Join(home, sh[1:])
-			}
-		}
+		sh = ResolvePath("", s.Path)
 		if fi, err := os.Stat(sh); err != nil || fi.IsDir() {
 			return "", nil, fmt.Errorf("Custom shell path not found: %s", s.Path)
 		}

@@ -107,7 +107,9 @@ func TestRecordsTheOtherSuitesLeaveOut(t *testing.T) {
 		t.Errorf("completions %v", comp)
 	}
 	from := a.Len()
-	a.MustSucceed(map[string]any{"type": "prompt", "message": "/wire"})
+	// The prompt of a command is answered when the command has finished
+	// (after its dialogs), as pi 1.6 answers it.
+	a.Send(map[string]any{"id": "wire-cmd", "type": "prompt", "message": "/wire"})
 	seen := map[string]e2e.Record{}
 	for _, method := range []string{"setStatus", "set_editor_text", "input", "editor"} {
 		r := a.WaitFrom(from, 20*time.Second, func(r e2e.Record) bool { return r.Type() == "extension_ui_request" && r["method"] == method })
@@ -119,6 +121,9 @@ func TestRecordsTheOtherSuitesLeaveOut(t *testing.T) {
 	a.WaitFrom(from, 20*time.Second, func(r e2e.Record) bool {
 		return r.Type() == "extension_ui_request" && r["method"] == "notify" && r["message"] == "answered input-answer editor-answer"
 	})
+	if r := a.WaitResponse(from, "wire-cmd"); r["success"] != true {
+		t.Errorf("the command's prompt: %v", r)
+	}
 	if seen["input"]["placeholder"] != "a placeholder" || seen["editor"]["prefill"] != "prefilled text" ||
 		seen["setStatus"]["statusKey"] != "wire-key" || seen["setStatus"]["statusText"] != "status text" ||
 		seen["set_editor_text"]["text"] != "editor text" {
