@@ -228,10 +228,11 @@ func (r *packageResolver) scope(dir string) (*pkgJSON, error) {
 
 // resolve resolves a bare or "#" specifier imported from a file in dir
 // (importer names it in errors). handled is false for a package without
-// "exports" or one not found: the require module's own lookup (main,
-// index, the file under the package) then applies, and names what is
-// missing. The path returned is the file the target names, before the
-// extension probing of resolvePath.
+// "exports" (path is then its directory, or the file under it) or one
+// not found (path ""): the require module's own lookup (main, index, the
+// file under the package) then applies, and names what is missing. The
+// path returned is the file the target names, before the extension
+// probing of resolvePath.
 func (r *packageResolver) resolve(spec, dir, importer string, conds []string) (path string, handled bool, err error) {
 	if strings.HasPrefix(spec, "#") {
 		p, err := r.imports(spec, dir, importer, conds)
@@ -265,7 +266,8 @@ func (r *packageResolver) pkg(spec, dir, importer string, conds []string) (strin
 				return "", true, err
 			}
 			if p == nil || p.exports == nil {
-				return "", false, nil
+				// No "exports": the legacy lookup (main, index, the file).
+				return filepath.Join(pd, filepath.FromSlash(sub)), false, nil
 			}
 			path, err := r.exports(p, sub, importer, conds)
 			return path, true, err
@@ -436,10 +438,10 @@ func (r *packageResolver) target(p *pkgJSON, t pkgValue, match string, pattern, 
 			if err != nil {
 				return "", err
 			}
-			if !handled {
+			if !handled && path == "" {
 				return "", &ResolveError{Code: "ERR_MODULE_NOT_FOUND", Message: fmt.Sprintf("Cannot find package '%s' imported from %s", s, importer)}
 			}
-			return path, nil
+			return path, nil // (without "exports": its directory or file, looked up as legacy)
 		}
 		if invalidSegment.MatchString(s[2:]) {
 			return "", invalidTarget(p, s, key, isImports, importer)
@@ -512,4 +514,28 @@ func invalidTarget(p *pkgJSON, target, key string, isImports bool, importer stri
 		what = "imports"
 	}
 	return &ResolveError{Code: "ERR_INVALID_PACKAGE_TARGET", Message: fmt.Sprintf("Invalid %q target %q defined for '%s' in the package config %s imported from %s%s", what, target, key, p.path, importer, rel)}
+}
+
+// PackageResolver resolves package.json "imports" names ("#src/x") as
+// the goja runtime does (Node's rule; an extensionless target or a .ts
+// file by its .js name found as pi's loader finds it), for the Node
+// runtime's import analysis: one rule for both engines.
+type PackageResolver struct{ r *packageResolver }
+
+// NewPackageResolver returns a resolver that keeps the package.json
+// files it reads.
+func NewPackageResolver() *PackageResolver { return &PackageResolver{newPackageResolver()} }
+
+// ResolveImport resolves a "#" name imported (or, with require, required)
+// by the file importer: the file, or an error in Node's words.
+func (p *PackageResolver) ResolveImport(spec, importer string, require bool) (string, error) {
+	conds := importConditions
+	if require {
+		conds = requireConditions
+	}
+	path, _, err := p.r.resolve(spec, filepath.Dir(importer), importer, conds)
+	if err != nil {
+		return "", err
+	}
+	return resolvePath("", path), nil
 }
