@@ -171,9 +171,9 @@ func parsePkg(path string) (*pkgJSON, error) {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, fsutil.ErrNotRegular) && isDir(path) {
 			return nil, nil
 		}
-		return nil, &ResolveError{Code: "ERR_INVALID_PACKAGE_CONFIG", Message: fmt.Sprintf("Invalid package config %s: %v", path, err)}
+		return nil, &ResolveError{Code: "ERR_INVALID_PACKAGE_CONFIG", Message: fmt.Sprintf("Invalid package config %s. (%v)", path, err)}
 	}
-	d := json.NewDecoder(bytes.NewReader(b))
+	d := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
 	top, err := decodePkgValue(d, 0)
 	if err == nil {
 		if _, e := d.Token(); e != io.EOF {
@@ -184,7 +184,7 @@ func parsePkg(path string) (*pkgJSON, error) {
 		if err == nil {
 			err = errors.New("not an object")
 		}
-		return nil, &ResolveError{Code: "ERR_INVALID_PACKAGE_CONFIG", Message: fmt.Sprintf("Invalid package config %s: %v", path, err)}
+		return nil, &ResolveError{Code: "ERR_INVALID_PACKAGE_CONFIG", Message: fmt.Sprintf("Invalid package config %s. (%v)", path, err)}
 	}
 	p := &pkgJSON{path: path}
 	if v, ok := top.get("name"); ok && v.kind == 's' {
@@ -329,7 +329,7 @@ func (r *packageResolver) exports(p *pkgJSON, sub, importer string, conds []stri
 			}
 			main = v
 		}
-		res, err := r.target(p, main, "", false, false, ".", importer, conds)
+		res, err := r.target(p, main, "", "", false, ".", importer, conds)
 		if err != nil {
 			return "", err
 		}
@@ -381,7 +381,7 @@ func (r *packageResolver) imports(spec, dir, importer string, conds []string) (s
 func (r *packageResolver) matchKeys(p *pkgJSON, key string, obj pkgValue, isImports bool, importer string, conds []string) (string, error) {
 	if !strings.Contains(key, "*") {
 		if v, ok := obj.get(key); ok {
-			return r.target(p, v, "", false, isImports, key, importer, conds)
+			return r.target(p, v, "", "", isImports, key, importer, conds)
 		}
 	}
 	var patterns []int
@@ -402,7 +402,7 @@ func (r *packageResolver) matchKeys(p *pkgJSON, key string, obj pkgValue, isImpo
 			continue
 		}
 		match := key[len(base) : len(key)-len(trailer)]
-		return r.target(p, obj.vals[i], match, true, isImports, key, importer, conds)
+		return r.target(p, obj.vals[i], match, k, isImports, key, importer, conds)
 	}
 	return "", nil
 }
@@ -418,22 +418,34 @@ func patternKeyLess(a, b string) bool {
 }
 
 // invalidSegment matches a target's segments Node refuses after its
-// first one: "", ".", "..", "node_modules" (also percent-encoded).
-var invalidSegment = regexp.MustCompile(`(?i)(^|\\|/)((\.|%2e)(\.|%2e)?|(n|%6e|%4e)(o|%6f|%4f)(d|%64|%44)(e|%65|%45)_(m|%6d|%4d)(o|%6f|%4f)(d|%64|%44)(u|%75|%55)(l|%6c|%4c)(e|%65|%45)(s|%73|%53))?(\\|/|$)`)
+// first one: ".", "..", "node_modules" (also percent-encoded). (An empty
+// segment is only deprecated in Node: allowed.)
+var invalidSegment = regexp.MustCompile(`(?i)(^|\\|/)((\.|%2e)(\.|%2e)?|(n|%6e|%4e)(o|%6f|%4f)(d|%64|%44)(e|%65|%45)_(m|%6d|%4d)(o|%6f|%4f)(d|%64|%44)(u|%75|%55)(l|%6c|%4c)(e|%65|%45)(s|%73|%53))(\\|/|$)`)
 
 // target is PACKAGE_TARGET_RESOLVE: "" when no condition matches.
-func (r *packageResolver) target(p *pkgJSON, t pkgValue, match string, pattern, isImports bool, key, importer string, conds []string) (string, error) {
+// patternKey is the key matched ("./sub/*"), "" for an exact one; key is
+// the subpath or name asked for.
+func (r *packageResolver) target(p *pkgJSON, t pkgValue, match, patternKey string, isImports bool, key, importer string, conds []string) (string, error) {
+	pattern := patternKey != ""
+	matched := key
+	if pattern {
+		matched = patternKey
+	}
 	switch t.kind {
 	case 's':
 		s := t.str
 		if !strings.HasPrefix(s, "./") {
 			if !isImports || strings.HasPrefix(s, "../") || strings.HasPrefix(s, "/") || isURL(s) {
-				return "", invalidTarget(p, s, key, isImports, importer)
+				return "", invalidTarget(p, s, matched, isImports, importer)
 			}
 			if pattern {
 				s = strings.ReplaceAll(s, "*", match)
 			}
-			// An imports target naming a package.
+			// An imports target naming a package (or a built-in
+			// module: the name itself).
+			if ProvidesModule(s) {
+				return s, nil
+			}
 			path, handled, err := r.pkg(s, p.dir(), importer, conds)
 			if err != nil {
 				return "", err
@@ -444,10 +456,10 @@ func (r *packageResolver) target(p *pkgJSON, t pkgValue, match string, pattern, 
 			return path, nil // (without "exports": its directory or file, looked up as legacy)
 		}
 		if invalidSegment.MatchString(s[2:]) {
-			return "", invalidTarget(p, s, key, isImports, importer)
+			return "", invalidTarget(p, s, matched, isImports, importer)
 		}
 		if pattern && invalidSegment.MatchString(match) {
-			return "", &ResolveError{Code: "ERR_INVALID_MODULE_SPECIFIER", Message: fmt.Sprintf("Invalid module %q request is not a valid match in pattern %q for the %q resolution of %s imported from %s", key, t.str, field(isImports), p.path, importer)}
+			return "", &ResolveError{Code: "ERR_INVALID_MODULE_SPECIFIER", Message: fmt.Sprintf("Invalid module %q request is not a valid match in pattern %q for the %q resolution of %s imported from %s", key, patternKey, field(isImports), p.path, importer)}
 		}
 		if pattern {
 			s = strings.ReplaceAll(s, "*", match)
@@ -456,7 +468,7 @@ func (r *packageResolver) target(p *pkgJSON, t pkgValue, match string, pattern, 
 	case 'a':
 		var last error
 		for _, item := range t.items {
-			res, err := r.target(p, item, match, pattern, isImports, key, importer, conds)
+			res, err := r.target(p, item, match, patternKey, isImports, key, importer, conds)
 			var re *ResolveError
 			if errors.As(err, &re) && re.Code == "ERR_INVALID_PACKAGE_TARGET" {
 				last = err
@@ -480,7 +492,7 @@ func (r *packageResolver) target(p *pkgJSON, t pkgValue, match string, pattern, 
 			if k != "default" && indexOf(conds, k) < 0 {
 				continue
 			}
-			res, err := r.target(p, t.vals[i], match, pattern, isImports, key, importer, conds)
+			res, err := r.target(p, t.vals[i], match, patternKey, isImports, key, importer, conds)
 			if err != nil || res != "" {
 				return res, err
 			}
@@ -489,7 +501,7 @@ func (r *packageResolver) target(p *pkgJSON, t pkgValue, match string, pattern, 
 	case 'n':
 		return "", nil
 	}
-	return "", invalidTarget(p, fmt.Sprint(t.str), key, isImports, importer)
+	return "", invalidTarget(p, fmt.Sprint(t.str), matched, isImports, importer)
 }
 
 func field(isImports bool) string {

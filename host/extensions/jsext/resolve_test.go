@@ -50,9 +50,26 @@ func TestPackageResolutionAsNode(t *testing.T) {
 			if !strings.Contains(c.Path, "legacy") {
 				t.Errorf("%s: left to the legacy lookup, Node: %s", name, c.Path)
 			}
+		case c.Path != "" && !filepath.IsAbs(got):
+			// A built-in module ("#fs": "fs"): the name.
+			if "node:"+strings.TrimPrefix(got, "node:") != c.Path {
+				t.Errorf("%s: %s, Node: %s", name, got, c.Path)
+			}
+		case c.Path != "" && isDir(got):
+			// An "imports" target naming a package without "exports":
+			// its directory, looked up as legacy (main).
+			if rel, _ := filepath.Rel(root, got); !strings.HasPrefix(c.Path, rel+"/") {
+				t.Errorf("%s: %s, Node: %s", name, rel, c.Path)
+			}
 		case c.Path != "":
 			if rel, _ := filepath.Rel(root, got); rel != c.Path {
 				t.Errorf("%s: %s, Node: %s", name, rel, c.Path)
+			}
+		case c.Code == "ERR_INVALID_URL_SCHEME":
+			// Node's require cannot turn the node:fs an "imports" entry
+			// maps to into a path (its import can): we give the module.
+			if got != strings.TrimPrefix(got, "node:") || err != nil {
+				t.Errorf("%s: %q, %v", name, got, err)
 			}
 		case c.Code == "MODULE_NOT_FOUND":
 			// require's lookup after the resolution: the file is missing,
@@ -67,6 +84,10 @@ func TestPackageResolutionAsNode(t *testing.T) {
 				continue
 			}
 			msg := strings.ReplaceAll(re.Message, root+"/", "")
+			if c.Code == "ERR_INVALID_PACKAGE_CONFIG" {
+				// Node's words vary by kind; ours add what is wrong.
+				msg, c.Message = strings.SplitN(msg, ".json", 2)[0], strings.SplitN(c.Message, ".json", 2)[0]
+			}
 			if re.Code != c.Code || importedFrom.ReplaceAllString(msg, "") != importedFrom.ReplaceAllString(c.Message, "") {
 				t.Errorf("%s:\n got %s: %s\nNode %s: %s", name, re.Code, msg, c.Code, c.Message)
 			}
@@ -96,5 +117,31 @@ func TestScriptResolvesExportsAndImports(t *testing.T) {
 	out := evalScript(t, h, "app/src/ext.ts", string(b))
 	if out != resolveExtWant {
 		t.Fatalf("got\n%s\nwant (pi 1.6)\n%s", out, resolveExtWant)
+	}
+}
+
+// TestPackageResolutionRefusesHostileManifests: a package.json nested
+// past the bound, or not JSON, is an error naming it, not a crash or a
+// deep recursion.
+func TestPackageResolutionRefusesHostileManifests(t *testing.T) {
+	dir := t.TempDir()
+	deep := strings.Repeat(`{"node":`, 100000) + `"./x.js"` + strings.Repeat("}", 100000)
+	for name, pj := range map[string]string{
+		"deep":   `{"name":"deep","exports":` + deep + `}`,
+		"broken": `{"name":"broken","exports":{"./a":`,
+		"array":  `["not", "an", "object"]`,
+	} {
+		p := filepath.Join(dir, "node_modules", name, "package.json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(pj), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := newPackageResolver().resolve(name, dir, filepath.Join(dir, "x.ts"), importConditions)
+		var re *ResolveError
+		if !errors.As(err, &re) || re.Code != "ERR_INVALID_PACKAGE_CONFIG" || !strings.Contains(re.Message, p) {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -21,8 +21,8 @@ for (const c of cases) {
   for (const kind of ["import", "require"]) {
     const r = { spec: c.spec, from: c.from, kind };
     try {
-      const p = kind === "import" ? fileURLToPath(resolveImport(c.spec)) : req.resolve(c.spec);
-      r.path = relative(root, p);
+      const p = kind === "import" ? resolveImport(c.spec) : req.resolve(c.spec);
+      r.path = p.startsWith("file:") ? relative(root, fileURLToPath(p)) : p.startsWith("/") ? relative(root, p) : p;
     } catch (e) {
       r.code = e.code;
       r.message = rel(String(e.message).split("\n")[0]);
