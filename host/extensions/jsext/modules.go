@@ -361,7 +361,9 @@ func installRequire(r *goja.Runtime, m *scriptModules) *require.RequireModule {
 				}
 				panic(e)
 			}
-			if handled {
+			if handled || from && p != "" {
+				// (createRequire's legacy package too: the require
+				// module would look from the caller, module.js.)
 				target = p
 			}
 		} else if from && isPathLike(name) && !filepath.IsAbs(name) {

@@ -145,3 +145,19 @@ func TestPackageResolutionRefusesHostileManifests(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateRequireFindsPackagesFromItsFile: createRequire(file) finds a
+// package without "exports" (through main) in node_modules above that
+// file, not above the script.
+func TestCreateRequireFindsPackagesFromItsFile(t *testing.T) {
+	h := newHarness(t)
+	h.write("vendor/node_modules/old/package.json", `{"name":"old","main":"lib/old.js"}`)
+	h.write("vendor/node_modules/old/lib/old.js", `module.exports = "old main";`)
+	out := evalScript(t, h, "main.ts", `import { createRequire } from "node:module";
+import * as path from "node:path";
+const req = createRequire(path.join(__dirname, "vendor", "x.js"));
+export default function (pi: any) { pi.registerFlag("out", { type: "string", default: req("old") }); }`)
+	if out != "old main" {
+		t.Fatalf("got %q", out)
+	}
+}
