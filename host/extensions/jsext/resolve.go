@@ -420,7 +420,9 @@ func patternKeyLess(a, b string) bool {
 // invalidSegment matches a target's segments Node refuses after its
 // first one: ".", "..", "node_modules" (also percent-encoded). (An empty
 // segment is only deprecated in Node: allowed.)
-var invalidSegment = regexp.MustCompile(`(?i)(^|\\|/)((\.|%2e)(\.|%2e)?|(n|%6e|%4e)(o|%6f|%4f)(d|%64|%44)(e|%65|%45)_(m|%6d|%4d)(o|%6f|%4f)(d|%64|%44)(u|%75|%55)(l|%6c|%4c)(e|%65|%45)(s|%73|%53))(\\|/|$)`)
+var invalidSegment = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|\\|/)((\.|%2e)(\.|%2e)?|(n|%6e|%4e)(o|%6f|%4f)(d|%64|%44)(e|%65|%45)_(m|%6d|%4d)(o|%6f|%4f)(d|%64|%44)(u|%75|%55)(l|%6c|%4c)(e|%65|%45)(s|%73|%53))(\\|/|$)`)
+})
 
 // target is PACKAGE_TARGET_RESOLVE: "" when no condition matches.
 // patternKey is the key matched ("./sub/*"), "" for an exact one; key is
@@ -455,10 +457,10 @@ func (r *packageResolver) target(p *pkgJSON, t pkgValue, match, patternKey strin
 			}
 			return path, nil // (without "exports": its directory or file, looked up as legacy)
 		}
-		if invalidSegment.MatchString(s[2:]) {
+		if invalidSegment().MatchString(s[2:]) {
 			return "", invalidTarget(p, s, matched, isImports, importer)
 		}
-		if pattern && invalidSegment.MatchString(match) {
+		if pattern && invalidSegment().MatchString(match) {
 			return "", &ResolveError{Code: "ERR_INVALID_MODULE_SPECIFIER", Message: fmt.Sprintf("Invalid module %q request is not a valid match in pattern %q for the %q resolution of %s imported from %s", key, patternKey, field(isImports), p.path, importer)}
 		}
 		if pattern {
