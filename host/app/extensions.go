@@ -135,8 +135,9 @@ func (e *extState) takeEarly() []events.Event {
 
 func (rt *Runtime) discoverExtensions() extensions.Discovered {
 	cli, pkgs := packageExtensions(rt.packagesNow())
+	all, _ := rt.cliExtensions()
 	return extensions.Discover(extensions.DiscoverOptions{
-		AgentDir: rt.paths.AgentDir, Cwd: rt.Cwd(), CLI: rt.opts.Extensions, NoExtensions: rt.opts.NoExtensions,
+		AgentDir: rt.paths.AgentDir, Cwd: rt.Cwd(), CLI: all, NoExtensions: rt.opts.NoExtensions,
 		CLIPackages: cli, Packages: pkgs,
 	})
 }
@@ -363,8 +364,11 @@ func (c extCommands) Commands() []SlashCommand {
 	infos := map[string]resources.SourceInfo{}
 	for _, st := range rt.ext.mgr.Statuses() {
 		info := resources.SourceInfo{Path: st.Path, Source: "extension", Scope: st.Scope, Origin: resources.OriginTopLevel}
-		if p := st.Package; p != nil {
+		if p := st.Package; p != nil && st.Scope != extensions.ScopeTemporary {
 			info = resources.SourceInfo{Path: st.Path, Source: p.Source, Scope: p.Scope, Origin: resources.OriginPackage, BaseDir: p.Root}
+		} else if st.Scope == extensions.ScopeTemporary {
+			// -e's own, a package's extension too (as pi 1.6 names it).
+			info.Source = resources.SourceCLI
 		}
 		infos[st.Path] = info
 	}

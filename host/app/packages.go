@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -54,23 +55,54 @@ func (rt *Runtime) packagesNow() packages.Resolved {
 	return run.res
 }
 
-// cliPackageSources are the -e values that name npm or git packages.
-func (rt *Runtime) cliPackageSources() []string {
-	var out []string
+// cliExtensions are the -e values in order, a local directory by its
+// absolute path (as pi names such a package), and those that are
+// packages: npm and git sources, and local directories. A directory is
+// read as a local package in the settings is (the same resolution: its
+// package.json "pi" manifest or its conventional directories give
+// extensions, skills, prompts and themes; a directory with neither is
+// one extension), as pi's -e reads it. A file is one extension, left to
+// the extension discovery.
+func (rt *Runtime) cliExtensions() (all, pkgs []string) {
 	for _, e := range rt.opts.Extensions {
-		if packages.IsPackageSource(e) {
-			out = append(out, e)
+		switch {
+		case packages.IsPackageSource(e):
+			pkgs = append(pkgs, e)
+		default:
+			if dir, ok := localPackageDir(e, rt.Cwd()); ok {
+				e = dir
+				pkgs = append(pkgs, e)
+			}
 		}
+		all = append(all, e)
 	}
-	return out
+	return all, pkgs
+}
+
+// localPackageDir returns the absolute path of the directory the -e
+// value e names, if it names one.
+func localPackageDir(e, cwd string) (string, bool) {
+	src, err := packages.ParseSource(e)
+	if err != nil || src.Kind != packages.KindLocal {
+		return "", false
+	}
+	dir := src.Resolve(packages.BaseDir("", cwd, packages.ScopeTemporary))
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", false
+	}
+	if a, err := filepath.Abs(dir); err == nil {
+		dir = a
+	}
+	return dir, true
 }
 
 func (rt *Runtime) resolvePackages(ctx context.Context, trusted bool) packages.Resolved {
 	agentDir := rt.agentDir()
 	out := &logWriter{log: rt.log}
 	defer out.Close()
+	_, cliPkgs := rt.cliExtensions()
 	res := packages.Resolve(ctx, packages.Options{
-		AgentDir: agentDir, Cwd: rt.Cwd(), ProjectTrusted: trusted, CLI: rt.cliPackageSources(),
+		AgentDir: agentDir, Cwd: rt.Cwd(), ProjectTrusted: trusted, CLI: cliPkgs,
 		Install: true, Offline: rt.opts.Offline || envOn("ATOMIC_OFFLINE") || envOn("PI_OFFLINE"),
 		Installer: &packages.Installer{AgentDir: agentDir, Cwd: rt.Cwd(), NpmCommand: rt.settings.NpmCommand, Output: out},
 	})
@@ -100,7 +132,14 @@ func packageInfo(r packages.Ref) resources.SourceInfo {
 // resource discovery.
 func addPackageResources(opts *resources.Options, res packages.Resolved) {
 	for _, r := range res.Skills {
-		opts.PackageSkills = append(opts.PackageSkills, resources.PackageEntry{Path: r.Path, Info: packageInfo(r.Ref)})
+		info := packageInfo(r.Ref)
+		if r.Ref.Scope == packages.ScopeTemporary {
+			// As pi 1.6 names them: the skills (and extensions) of a -e
+			// package are the command line's own (its prompts and
+			// themes keep the package).
+			info = resources.SourceInfo{Source: resources.SourceCLI, Scope: resources.ScopeTemporary, Origin: resources.OriginTopLevel}
+		}
+		opts.PackageSkills = append(opts.PackageSkills, resources.PackageEntry{Path: r.Path, Info: info})
 	}
 	for _, r := range res.Prompts {
 		opts.PackageTemplates = append(opts.PackageTemplates, resources.PackageEntry{Path: r.Path, Info: packageInfo(r.Ref)})

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -214,7 +215,7 @@ func resolvePath(base, name string) string {
 
 // sourceLoader reads a module file and transforms it to CommonJS (JSON
 // files are left to the require module).
-func sourceLoader(t *Transformer, entry string) require.SourceLoader {
+func sourceLoader(t *Transformer, entry string, m *scriptModules) require.SourceLoader {
 	_, entryRoot := standInPackage(entry)
 	return func(path string) ([]byte, error) {
 		if name, root := standInPackage(path); name != "" && root != entryRoot {
@@ -232,6 +233,7 @@ func sourceLoader(t *Transformer, entry string) require.SourceLoader {
 		if strings.EqualFold(filepath.Ext(path), ".json") {
 			return src, nil
 		}
+		m.noteFormat(path, src)
 		code, _, err := t.Transform(path, src)
 		if err != nil {
 			return nil, err
@@ -263,10 +265,22 @@ func standInPackage(path string) (name, root string) {
 	return "", ""
 }
 
+// scriptModules is one script's module registry and what resolution
+// keeps beside it: the package.json files read, and which of the files
+// loaded are ES modules (their imports resolve with the "import"
+// condition, a CommonJS file's requires with "require").
+type scriptModules struct {
+	reg     *require.Registry
+	natives map[string]require.ModuleLoader
+	pkgs    *packageResolver
+	esm     sync.Map // path → bool
+}
+
 // newRegistry builds a script's module registry: built-in modules first,
 // then files (transformed) and node_modules.
-func newRegistry(t *Transformer, entry string, natives map[string]require.ModuleLoader) *require.Registry {
-	reg := require.NewRegistry(require.WithLoader(sourceLoader(t, entry)), require.WithPathResolver(resolvePath))
+func newRegistry(t *Transformer, entry string, natives map[string]require.ModuleLoader) *scriptModules {
+	m := &scriptModules{natives: natives, pkgs: newPackageResolver()}
+	reg := require.NewRegistry(require.WithLoader(sourceLoader(t, entry, m)), require.WithPathResolver(resolvePath))
 	for name, file := range jsModules {
 		loader := jsLoader(name, file)
 		reg.RegisterNativeModule(name, loader)
@@ -277,16 +291,85 @@ func newRegistry(t *Transformer, entry string, natives map[string]require.Module
 	for name, loader := range natives {
 		reg.RegisterNativeModule(name, loader)
 	}
-	return reg
+	m.reg = reg
+	return m
 }
 
-// installRequire replaces the global require with one whose failures
-// name the module.
-func installRequire(r *goja.Runtime, reg *require.Registry) *require.RequireModule {
-	rm := reg.Enable(r)
-	r.Set("require", func(call goja.FunctionCall) goja.Value {
-		name := call.Argument(0).String()
-		v, err := rm.Require(name)
+// esmSyntax finds an import or export statement at a line's start.
+var esmSyntax = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*(import[ \t]*[\w*{"'$]|export[ \t]*[\w*{])`)
+})
+
+// noteFormat records whether a file being loaded is an ES module: .mjs
+// and .mts are, .cjs and .cts are not, others are when they have ES
+// module syntax.
+func (m *scriptModules) noteFormat(path string, src []byte) {
+	esm := false
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".mjs", ".mts":
+		esm = true
+	case ".cjs", ".cts":
+	default:
+		esm = esmSyntax().Match(src)
+	}
+	m.esm.Store(path, esm)
+}
+
+// conditions are the export conditions of the imports of a file.
+func (m *scriptModules) conditions(file string) []string {
+	if v, ok := m.esm.Load(file); ok && !v.(bool) {
+		return requireConditions
+	}
+	return importConditions
+}
+
+// provided reports a name the registry answers itself (a built-in or
+// virtual module, a node: name, a file of a pi package, which its
+// stand-in replaces): package resolution does not apply to it.
+func (m *scriptModules) provided(name string) bool {
+	if strings.HasPrefix(name, "node:") || ProvidesModule(name) {
+		return true
+	}
+	if _, ok := m.natives[name]; ok {
+		return true
+	}
+	if pkg, _, err := splitPackage(name, ""); err == nil {
+		if _, ok := jsModules[pkg]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// installRequire replaces the global require with one that resolves
+// package.json "exports" and "imports" as Node does (resolve.go) and
+// whose failures name the module. require.__atomicFrom(file, name) is
+// createRequire's: a require from that file, with the "require"
+// condition.
+func installRequire(r *goja.Runtime, m *scriptModules) *require.RequireModule {
+	rm := m.reg.Enable(r)
+	req := func(name, dir, importer string, conds []string, from bool) goja.Value {
+		target := name
+		if strings.HasPrefix(name, "#") || !isPathLike(name) && !m.provided(name) {
+			p, handled, err := m.pkgs.resolve(name, dir, importer, conds)
+			if err != nil {
+				e := r.NewGoError(err)
+				var re *ResolveError
+				if errors.As(err, &re) {
+					_ = e.Set("message", re.Message)
+					_ = e.Set("code", re.Code)
+				}
+				panic(e)
+			}
+			if handled || from && p != "" {
+				// (createRequire's legacy package too: the require
+				// module would look from the caller, module.js.)
+				target = p
+			}
+		} else if from && isPathLike(name) && !filepath.IsAbs(name) {
+			target = filepath.Join(dir, filepath.FromSlash(name))
+		}
+		v, err := rm.Require(target)
 		if err == nil {
 			return v
 		}
@@ -295,9 +378,35 @@ func installRequire(r *goja.Runtime, reg *require.Registry) *require.RequireModu
 			panic(ex)
 		}
 		if errors.Is(err, require.InvalidModuleError) || errors.Is(err, require.NoSuchBuiltInModuleError) || errors.Is(err, fs.ErrNotExist) {
+			if target != name {
+				panic(r.NewGoError(fmt.Errorf("Cannot find module %q (%s, from %q)", target, name, importer)))
+			}
 			panic(r.NewGoError(fmt.Errorf("Cannot find module %q: it is neither a file next to the script, a package in node_modules, nor a module atomic provides", name)))
 		}
 		panic(r.NewGoError(err))
+	}
+	r.Set("require", func(call goja.FunctionCall) goja.Value {
+		var frames [2]goja.StackFrame
+		importer := ""
+		if st := r.CaptureCallStack(2, frames[:0]); len(st) == 2 {
+			importer = st[1].SrcName()
+		}
+		return req(call.Argument(0).String(), filepath.Dir(importer), importer, m.conditions(importer), false)
+	})
+	_ = r.Get("require").ToObject(r).Set("__atomicFrom", func(file, name string) goja.Value {
+		return req(name, filepath.Dir(file), file, requireConditions, true)
+	})
+	_ = r.Get("require").ToObject(r).Set("__atomicResolveFrom", func(file, name string) string {
+		if strings.HasPrefix(name, "#") || !isPathLike(name) && !m.provided(name) {
+			p, handled, err := m.pkgs.resolve(name, filepath.Dir(file), file, requireConditions)
+			if err != nil {
+				panic(r.NewGoError(err))
+			}
+			if handled {
+				return resolvePath("", p)
+			}
+		}
+		return name
 	})
 	return rm
 }

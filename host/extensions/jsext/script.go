@@ -15,7 +15,6 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja_nodejs/console"
-	"github.com/dop251/goja_nodejs/require"
 
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/extensions/jsext/nodecompat"
@@ -132,15 +131,15 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 	maps.Copy(natives, nodecompat.Internals(nodeHost{s}))
 	natives["console"] = console.RequireWithPrinter(s.printer())
 	natives["atomic:internal"] = func(r *goja.Runtime, module *goja.Object) { module.Set("exports", s.natives(r)) }
-	reg := newRegistry(rt.transformer(), entry, natives)
-	s.vm = newVM(reg, s.log)
+	mods := newRegistry(rt.transformer(), entry, natives)
+	s.vm = newVM(mods.reg, s.log)
 	s.vm.base = s.base
 	if !rt.child {
 		// (An isolated script's child process has a hard limit instead.)
 		s.vm.memLimit = rt.scriptMemoryLimit(spec)
 	}
 	_, err = s.vm.await(ctx, func(r *goja.Runtime) (goja.Value, error) {
-		return s.start(r, reg)
+		return s.start(r, mods)
 	}, func(r *goja.Runtime, val goja.Value, rejected bool) (any, error) {
 		if rejected {
 			return nil, fmt.Errorf("the extension's factory failed: %s", s.thrownText(val))
@@ -166,8 +165,8 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 
 // start sets up the runtime (globals, API, require) and runs the script
 // and its factory; it returns the factory's result (maybe a promise).
-func (s *Script) start(r *goja.Runtime, reg *require.Registry) (goja.Value, error) {
-	rm := installRequire(r, reg)
+func (s *Script) start(r *goja.Runtime, mods *scriptModules) (goja.Value, error) {
+	rm := installRequire(r, mods)
 	native := s.natives(r)
 	if _, err := s.runBuiltin(r, "globals.js", native); err != nil {
 		return nil, err

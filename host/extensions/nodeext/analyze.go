@@ -42,7 +42,8 @@ type Graph struct {
 	Dynamic []Import
 	// Resolved maps importer → specifier → file for the relative imports
 	// Node's own resolution would not find (extensionless paths, .js
-	// names of TypeScript files, directories).
+	// names of TypeScript files, directories), and for every import of a
+	// package.json "imports" name ("#src/x": the same, after the mapping).
 	Resolved map[string]map[string]string
 	// ESM are the .js files with ESM syntax.
 	ESM []string
@@ -76,6 +77,7 @@ func Analyze(entry string, provided func(string) bool) Graph {
 func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 	g := Graph{Entry: entry, Resolved: map[string]map[string]string{}}
 	rec := &lookups{provided: map[string]bool{}}
+	pkgs := jsext.NewPackageResolver()
 	plugin := api.Plugin{Name: "atomic-graph", Setup: func(b api.PluginBuild) {
 		b.OnResolve(api.OnResolveOptions{Filter: ".*"}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
 			if _, ok := a.PluginData.(resolving); ok || a.Kind == api.ResolveEntryPoint {
@@ -93,6 +95,16 @@ func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 			// (mermaid: thousands of files), loaded on first use.
 			if a.Kind == api.ResolveJSDynamicImport && !isRelative(a.Path) {
 				return api.OnResolveResult{Path: a.Path, External: true}, nil
+			}
+			if strings.HasPrefix(a.Path, "#") && a.Importer != "" {
+				// package.json "imports": jsext's rule (the goja
+				// runtime's), which also finds an extensionless target.
+				p, err := pkgs.ResolveImport(a.Path, a.Importer, a.Kind == api.ResolveJSRequireCall || a.Kind == api.ResolveJSRequireResolve)
+				if err == nil && isRegular(p) {
+					rec.add(lookup{spec: a.Path, dir: a.ResolveDir})
+					return api.OnResolveResult{Path: p}, nil
+				}
+				// Not a file (a package's directory, say): esbuild's own.
 			}
 			r := b.Resolve(a.Path, api.ResolveOptions{ResolveDir: a.ResolveDir, Kind: a.Kind, Importer: a.Importer, PluginData: resolving{}})
 			rec.add(lookup{spec: a.Path, dir: a.ResolveDir, failed: len(r.Errors) > 0})
@@ -168,10 +180,22 @@ func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 				}
 				continue
 			}
+			target := abs(imp.Path)
+			if strings.HasPrefix(spec, "#") && (imp.Kind == "import-statement" || imp.Kind == "dynamic-import") {
+				// A package.json "imports" name: Node maps it as esbuild
+				// does, but wants the exact file where esbuild (and pi's
+				// loader) also find an extensionless path or a .ts file
+				// by its .js name. (A require is Node's own: its
+				// condition is "require", esbuild's answer is import's.)
+				if g.Resolved[file] == nil {
+					g.Resolved[file] = map[string]string{}
+				}
+				g.Resolved[file][spec] = target
+				continue
+			}
 			if !isRelative(spec) {
 				continue
 			}
-			target := abs(imp.Path)
 			if filepath.Join(filepath.Dir(file), filepath.FromSlash(spec)) != target {
 				if g.Resolved[file] == nil {
 					g.Resolved[file] = map[string]string{}
@@ -374,4 +398,9 @@ func writeManifest(cache string, g Graph, name string) (string, error) {
 		return "", err
 	}
 	return path, nil
+}
+
+func isRegular(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }

@@ -64,7 +64,7 @@ import (
 
 // analyzerVersion changes whenever analyze's result can change for the
 // same files (cache key).
-const analyzerVersion = "graph-1"
+const analyzerVersion = "graph-2"
 
 // Bounds of the cache: entries kept and their total size (the least
 // recently used removed first), and the size of one entry (a graph of
@@ -382,6 +382,15 @@ func graphDeps(g Graph, rec *lookups, cutoff int64) ([]dep, bool) {
 	for _, f := range g.Files {
 		if !s.record(f, depFull) {
 			return nil, false
+		}
+	}
+	// A "#" import's file: the list of its directory (a file added there
+	// may be the one the mapping then names).
+	for _, m := range g.Resolved {
+		for spec, target := range m {
+			if strings.HasPrefix(spec, "#") {
+				s.probe(filepath.Dir(target))
+			}
 		}
 	}
 	bare := false

@@ -9,14 +9,20 @@ function createRequire(from) {
   if (typeof file !== "string") throw new TypeError("createRequire: expected a path or a file URL");
   if (file.startsWith("file:")) file = require("url").fileURLToPath(file);
   const dir = file.endsWith("/") ? file : path.dirname(file);
+  const requireFrom = globalThis.require.__atomicFrom;
   const req = (name) => {
     const n = String(name);
+    // A require from that file (packages resolve from its directory,
+    // with the "require" condition).
+    if (requireFrom) return requireFrom(file, n);
     if (n.startsWith("./") || n.startsWith("../")) return globalThis.require(path.join(dir, n));
     return globalThis.require(n);
   };
   req.resolve = (name) => {
     const n = String(name);
-    return n.startsWith("./") || n.startsWith("../") ? path.join(dir, n) : n;
+    if (n.startsWith("./") || n.startsWith("../")) return path.join(dir, n);
+    const r = globalThis.require.__atomicResolveFrom;
+    return r ? r(file, n) : n;
   };
   req.cache = {};
   return req;

@@ -1,0 +1,1 @@
+module.exports = require("dual").name + "+" + require("#cond").name;

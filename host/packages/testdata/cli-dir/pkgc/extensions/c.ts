@@ -1,0 +1,1 @@
+export default function (pi: any) { pi.registerCommand("pkgc-cmd", { description: "from pkgc", handler: async () => {} }); }
