@@ -29,6 +29,12 @@ async function run() {
   out.frontmatter = parseFrontmatter("---\nname: helper\ntools:\n  - read\n  - bash\ndescription: |\n  Two\n  lines\n---\n\nThe body.\n");
   out.stripped = stripFrontmatter("---\na: 1\n---\nonly this");
   out.noFrontmatter = parseFrontmatter("plain text");
+  out.yaml = parseFrontmatter(
+    "---\r\n# a comment\r\nfolded: >\r\n  one\r\n  two\r\n\r\n  three\r\nflow: {a: 1, b: [x, 'y z'], c: null}\r\n" +
+      "quoted: \"tab\\there \\u00e9\"\r\nsingle: 'it''s' # trailing\r\nagents:\r\n  - name: a\r\n    tools: [read]\r\n  - name: b\r\n" +
+      "numbers: [0x1f, 1e3, -2, .5, ~, yes]\r\nurl: http://x.y/z?q=1#frag\r\nkeep: |+\r\n  text\r\n\r\nlast: end\r\n---\r\nbody",
+  ).frontmatter;
+  out.badYaml = errorOf(() => parseFrontmatter("---\nkey: [unclosed\n---\n")) !== "no error";
 
   const cwd = path.join(workDir, "project");
   fs.mkdirSync(path.join(cwd, ".atomic"), { recursive: true });
