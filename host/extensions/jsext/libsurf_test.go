@@ -56,3 +56,26 @@ func TestPi16LibraryInGoja(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// getPackageDir() is the directory of atomic's executable (in Node too:
+// nodeext's TestGetPackageDirIsTheAgents), or PI_PACKAGE_DIR when set.
+func TestGetPackageDirIsTheAgents(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, env := range []string{"", t.TempDir()} {
+		t.Setenv("PI_PACKAGE_DIR", env)
+		want := filepath.Dir(exe)
+		if env != "" {
+			want = env
+		}
+		h := newHarness(t)
+		s := h.mustLoad("dir.ts", `import { getPackageDir } from "@earendil-works/pi-coding-agent";
+export default function (pi: any) { pi.registerCommand("dir", { description: getPackageDir(), handler: async () => {} }); }
+`)
+		if got := s.Commands()[0].Description; got != want {
+			t.Fatalf("PI_PACKAGE_DIR=%q: getPackageDir() = %q, want %q", env, got, want)
+		}
+	}
+}

@@ -50,3 +50,22 @@ func TestPi16LibraryInNode(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// getPackageDir() is the directory of atomic's executable in Node as in
+// goja (jsext's TestGetPackageDirIsTheAgents), not Node's.
+func TestGetPackageDirIsTheAgents(t *testing.T) {
+	t.Setenv("PI_PACKAGE_DIR", "")
+	h := &fakeHost{uiCh: make(chan string, 10)}
+	rt := newRuntime(t, h)
+	file := filepath.Join(t.TempDir(), "dir.ts")
+	src := `import { getPackageDir } from "@earendil-works/pi-coding-agent";
+export default function (pi: any) { pi.registerCommand("dir", { description: getPackageDir(), handler: async () => {} }); }
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ext := loadExt(t, rt, h, file, extensions.Options{})
+	if got, want := ext.Commands()[0].Description, packageDir(); got != want || want == "" {
+		t.Fatalf("getPackageDir() = %q, want %q", got, want)
+	}
+}

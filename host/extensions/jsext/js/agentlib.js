@@ -59,11 +59,12 @@ const stripFrontmatter = (content) => parseFrontmatter(content).body;
 
 // --- paths -------------------------------------------------------------------
 // The agent's install directory: PI_PACKAGE_DIR when set, else the
-// directory of the running executable (atomic's in goja; Node's in the
-// Node runtime).
+// directory of atomic's executable (process.execPath in goja; the Node
+// runtime's host passes it as ATOMIC_PACKAGE_DIR, its execPath is Node's).
 function getPackageDir() {
   const env = process.env.PI_PACKAGE_DIR;
-  if (env) return path().resolve(env.replace(/^~(?=$|[\\/])/, () => nodeBuiltin("node:os").homedir()));
+  if (env) return resolvePath(env);
+  if (process.env.ATOMIC_PACKAGE_DIR) return process.env.ATOMIC_PACKAGE_DIR;
   return path().dirname(String(process.execPath || ""));
 }
 const getReadmePath = () => path().resolve(path().join(getPackageDir(), "README.md"));
