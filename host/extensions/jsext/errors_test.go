@@ -25,7 +25,7 @@ func TestLoadErrorsNameTheFileAndLine(t *testing.T) {
 		{"unresolvable import", "imp.ts", "import { x } from \"left-pad-nowhere\";\nexport default function (pi: any) { x(); }\n", []string{`Cannot find module "left-pad-nowhere"`, "imp.ts:1:"}},
 		{"missing relative import", "rel.ts", "import { x } from \"./nothere\";\nexport default function (pi: any) { x(); }\n", []string{`Cannot find module "./nothere"`, "rel.ts:1:"}},
 		{"bad nested file", "outer.ts", "import { f } from \"./inner\";\nexport default function (pi: any) { f(); }\n", []string{"inner.ts:2:", "outer.ts:1:"}},
-		{"unknown builtin export", "unk.ts", "import { getEnvApiKey } from \"@mariozechner/pi-ai\";\nexport default function (pi: any) {\n  getEnvApiKey();\n}\n", []string{`"getEnvApiKey" is not available from "@mariozechner/pi-ai"`, "unk.ts:3:"}},
+		{"unknown builtin export", "unk.ts", "import { noSuchPiAiExport } from \"@mariozechner/pi-ai\";\nexport default function (pi: any) {\n  noSuchPiAiExport();\n}\n", []string{`"noSuchPiAiExport" is not available from "@mariozechner/pi-ai"`, "unk.ts:3:"}},
 		{"action during load", "early.ts", "export default function (pi: any) {\n  pi.sendMessage({customType: 'x', content: 'y'});\n}\n", []string{"pi.sendMessage() is not available while the extension is loading", "early.ts:2:"}},
 	}
 	for _, c := range cases {

@@ -25,8 +25,11 @@ var jsFiles embed.FS
 // builtinSources are the modules written in JavaScript, by file.
 var (
 	programsOnce sync.Once
-	programs     map[string]*goja.Program
+	sources      map[string]string // file name -> the source to compile
 	programsErr  error
+
+	programsMu sync.Mutex
+	programs   = map[string]*goja.Program{}
 )
 
 // internalPrefix names the built-in sources in stacks (and hides them
@@ -35,11 +38,12 @@ const internalPrefix = "atomic:"
 
 func isInternalSource(name string) bool { return strings.HasPrefix(name, internalPrefix) }
 
-// program returns a compiled built-in source. Programs are compiled once
-// per process and shared by every script's runtime.
+// program returns a compiled built-in source. A program is compiled when
+// first asked for (a runtime compiles only what its scripts use: the
+// library stand-ins are large) and shared by every script's runtime.
 func program(file string) (*goja.Program, error) {
 	programsOnce.Do(func() {
-		programs = map[string]*goja.Program{}
+		sources = map[string]string{}
 		for _, fsys := range []fs.FS{jsFiles, nodecompat.Sources()} {
 			entries, err := fs.ReadDir(fsys, "js")
 			if err != nil {
@@ -47,7 +51,7 @@ func program(file string) (*goja.Program, error) {
 				return
 			}
 			for _, e := range entries {
-				if _, dup := programs[e.Name()]; dup {
+				if _, dup := sources[e.Name()]; dup {
 					programsErr = fmt.Errorf("built-in %s: written twice (jsext and nodecompat)", e.Name())
 					return
 				}
@@ -60,22 +64,27 @@ func program(file string) (*goja.Program, error) {
 				if e.Name() != "prelude.js" && e.Name() != "globals.js" {
 					code = "(function (module, exports, require) {" + code + "\n})"
 				}
-				p, err := goja.Compile(internalPrefix+e.Name(), code, true)
-				if err != nil {
-					programsErr = fmt.Errorf("built-in %s: %w", e.Name(), err)
-					return
-				}
-				programs[e.Name()] = p
+				sources[e.Name()] = code
 			}
 		}
 	})
 	if programsErr != nil {
 		return nil, programsErr
 	}
-	p, ok := programs[file]
+	programsMu.Lock()
+	defer programsMu.Unlock()
+	if p, ok := programs[file]; ok {
+		return p, nil
+	}
+	code, ok := sources[file]
 	if !ok {
 		return nil, fmt.Errorf("no built-in source %s", file)
 	}
+	p, err := goja.Compile(internalPrefix+file, code, true)
+	if err != nil {
+		return nil, fmt.Errorf("built-in %s: %w", file, err)
+	}
+	programs[file] = p
 	return p, nil
 }
 
@@ -113,12 +122,16 @@ var piModules = map[string]string{
 	"@mariozechner/pi-ai/compat":      "piai.js",
 	"@earendil-works/pi-tui":          "tui.js",
 	"@earendil-works/pi-agent-core":   "agentcore.js",
+	// The stand-ins' own parts (not pi's names).
+	"atomic:agentlib": "agentlib.js",
+	"atomic:yaml":     "yaml.js",
 }
 
 // strictModules are the packages whose missing exports are an error
 // naming the export (instead of a silent undefined).
 var strictModules = map[string]bool{
 	"typebox.js": true, "piai.js": true, "agent.js": true, "agentcore.js": true, "tui.js": true,
+	"agentlib.js": true, "yaml.js": true,
 }
 
 // jsLoader runs a built-in source as a module.

@@ -368,6 +368,16 @@ func scriptName(entry string) string {
 	return name
 }
 
+// packageDir is the agent's install directory (the running executable's),
+// what getPackageDir() of the pi package stand-in gives in Node as in goja.
+func packageDir() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return filepath.Dir(exe)
+}
+
 // processFor returns the process e runs in (the shared one, or a new one
 // for an isolated extension) with e added to it.
 func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e *extension, rssLimit int64) *process {
@@ -376,7 +386,7 @@ func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e 
 	p := rt.shared
 	if alone || p == nil {
 		p = &process{rt: rt, exts: map[*extension]bool{}, stop: make(chan struct{}), alone: alone}
-		env := []string{"ATOMIC_AGENT_DIR=" + rt.AgentDir, "ATOMIC_HOST_VERSION=" + rt.HostVersion}
+		env := []string{"ATOMIC_AGENT_DIR=" + rt.AgentDir, "ATOMIC_HOST_VERSION=" + rt.HostVersion, "ATOMIC_PACKAGE_DIR=" + packageDir()}
 		p.proc = rt.Plugins.NewProcess(cmd, host.HandlerContext().Cwd, env, true, p.crashed)
 		// Hook calls take the event lane (the host program lists
 		// events.lane): a frame each way instead of an HTTP/2 stream.

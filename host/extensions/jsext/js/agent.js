@@ -4,6 +4,8 @@
 
 const tui = require("@mariozechner/pi-tui");
 const native = require("atomic:internal");
+// The library part (agentlib.js); its helpers for piai.js stay out.
+const { uuidv7: _u, contentText: _c, unsupported: _n, unsupportedClass: _k, ...libExports } = require("atomic:agentlib");
 
 const DEFAULT_MAX_LINES = 2000;
 const DEFAULT_MAX_BYTES = 50 * 1024;
@@ -199,29 +201,6 @@ function getLanguageFromPath(p) {
   const m = /\.([A-Za-z0-9]+)$/.exec(String(p));
   return m ? languages[m[1].toLowerCase()] : undefined;
 }
-// Sessions other than the extension's own are the agent's: the class
-// exists for imports, its factories fail.
-class SessionManager {
-  static unavailable(name) {
-    throw new Error(`SessionManager.${name}() is not available to extensions in atomic (use ctx.sessionManager)`);
-  }
-  static create() {
-    SessionManager.unavailable("create");
-  }
-  static open() {
-    SessionManager.unavailable("open");
-  }
-  static inMemory() {
-    SessionManager.unavailable("inMemory");
-  }
-  static continueRecent() {
-    SessionManager.unavailable("continueRecent");
-  }
-  static list() {
-    SessionManager.unavailable("list");
-  }
-}
-
 class DynamicBorder extends tui.Component {}
 class BorderedLoader extends tui.Loader {
   constructor(...args) {
@@ -232,13 +211,90 @@ class BorderedLoader extends tui.Loader {
 }
 class CustomEditor extends tui.Editor {}
 
+// pi's interactive components: atomic's UI is the client's (RPC), so these
+// construct and render nothing, as the tui stand-in's components do.
+const componentNames = ["ArminComponent", "AssistantMessageComponent", "BashExecutionComponent", "BranchSummaryMessageComponent",
+  "CompactionSummaryMessageComponent", "CustomMessageComponent", "ExtensionEditorComponent", "ExtensionInputComponent",
+  "ExtensionSelectorComponent", "FooterComponent", "LoginDialogComponent", "ModelSelectorComponent", "OAuthSelectorComponent",
+  "SessionSelectorComponent", "SettingsSelectorComponent", "ShowImagesSelectorComponent", "SkillInvocationMessageComponent",
+  "ThemeSelectorComponent", "ThinkingSelectorComponent", "ToolExecutionComponent", "TreeSelectorComponent",
+  "UserMessageComponent", "UserMessageSelectorComponent"];
+const components = {};
+for (const name of componentNames) {
+  const C = class extends tui.Container {};
+  Object.defineProperty(C, "name", { value: name });
+  components[name] = C;
+}
+
+// Theme: pi's colour theme; over RPC text is plain, so every style gives
+// the text back as it is.
+class Theme {
+  constructor(fgColors, bgColors, mode) {
+    this.fgColors = fgColors || {};
+    this.bgColors = bgColors || {};
+    this.mode = mode || "truecolor";
+  }
+  fg(_color, text) {
+    return String(text);
+  }
+  bg(_color, text) {
+    return String(text);
+  }
+  bold(text) {
+    return String(text);
+  }
+  italic(text) {
+    return String(text);
+  }
+  underline(text) {
+    return String(text);
+  }
+  strikethrough(text) {
+    return String(text);
+  }
+  inverse(text) {
+    return String(text);
+  }
+  getFgAnsi() {
+    return "";
+  }
+  getBgAnsi() {
+    return "";
+  }
+  getColorMode() {
+    return this.mode;
+  }
+  getThinkingBorderColor() {
+    return (s) => String(s);
+  }
+  getBashModeBorderColor() {
+    return (s) => String(s);
+  }
+}
+
+// truncateToVisualLines(text, maxVisualLines, width): the last lines of
+// text that fit, wrapped at width, as pi's tool output previews show them.
+function truncateToVisualLines(text, maxVisualLines, width, paddingX, keep) {
+  if (!text) return { visualLines: [], skippedCount: 0 };
+  const w = Math.max(1, (width || 80) - 2 * (paddingX || 0));
+  const lines = [];
+  for (const line of String(text).split("\n")) lines.push(...tui.wrapTextWithAnsi(line, w));
+  if (lines.length <= maxVisualLines) return { visualLines: lines, skippedCount: 0 };
+  const kept = keep === "start" ? lines.slice(0, maxVisualLines) : lines.slice(lines.length - maxVisualLines);
+  return { visualLines: kept, skippedCount: lines.length - maxVisualLines };
+}
+
 module.exports = {
   __esModule: true,
+  ...libExports,
+  ...components,
+  Theme,
+  truncateToVisualLines,
+  isPowerShellToolResult: toolResultGuard("powershell"),
   VERSION: native.version,
   CONFIG_DIR_NAME: ".atomic",
   DEFAULT_MAX_LINES,
   DEFAULT_MAX_BYTES,
-  getAgentDir: () => native.agentDir,
   formatSize,
   truncateHead,
   truncateTail,
@@ -258,7 +314,6 @@ module.exports = {
   getLanguageFromPath,
   highlightCode: (code) => String(code).split("\n"),
   convertToLlm: (messages) => Array.from(messages || []).filter((m) => m && ["user", "assistant", "toolResult"].includes(m.role)),
-  SessionManager,
   getMarkdownTheme: () => ({}),
   getSettingsListTheme: () => ({}),
   getSelectListTheme: () => ({}),

@@ -225,7 +225,7 @@ const rest = {
   renderFakeCursor: (line) => String(line),
   renderLatex: (s) => String(s),
   formatProgramStatus: (s) => String(s === undefined ? "" : s),
-  Marked: function Marked() {},
+  Marked: class Marked {},
   parseColor: () => null,
   parseTerminalColorSchemeReport: () => null,
   colorToHex: () => "",
