@@ -1,0 +1,37 @@
+package jsext
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// nodeCase runs testdata/globals/<name>.js (a CommonJS module exporting
+// one JSON value) in goja and compares the value with
+// testdata/globals/<name>.node.json, the same file's value under Node 22
+// (recorded with: node -e 'console.log(JSON.stringify(require("./<name>.js")))').
+func nodeCase(t *testing.T, name string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", "globals", name+".js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "globals", name+".node.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.write("cases.js", string(src))
+	got := evalScript(t, h, "main.js", `const v = require("./cases.js");
+module.exports = function (pi) { pi.registerFlag("out", { type: "string", default: JSON.stringify(v) }); };`)
+	if got != strings.TrimSpace(string(want)) {
+		t.Fatalf("goja and Node differ\ngoja: %s\nnode: %s", got, want)
+	}
+}
+
+// TestURLMatchesNode: relative references resolve against the base as the
+// URL standard says (new URL("./x", "file:///a/b.ts") is file:///a/x), and
+// the components, setters, searchParams and node:url's file URL helpers
+// agree with Node's.
+func TestURLMatchesNode(t *testing.T) { nodeCase(t, "url") }
