@@ -8,7 +8,7 @@ import (
 )
 
 // nodeCase runs testdata/globals/<name>.js (a CommonJS module exporting
-// one JSON value) in goja and compares the value with
+// one JSON value, or a promise of one) in goja and compares the value with
 // testdata/globals/<name>.node.json, the same file's value under Node 22
 // (recorded with: node -e 'console.log(JSON.stringify(require("./<name>.js")))').
 func nodeCase(t *testing.T, name string) {
@@ -23,8 +23,10 @@ func nodeCase(t *testing.T, name string) {
 	}
 	h := newHarness(t)
 	h.write("cases.js", string(src))
-	got := evalScript(t, h, "main.js", `const v = require("./cases.js");
-module.exports = function (pi) { pi.registerFlag("out", { type: "string", default: JSON.stringify(v) }); };`)
+	got := evalScript(t, h, "main.js", `module.exports = async function (pi) {
+  const v = await require("./cases.js");
+  pi.registerFlag("out", { type: "string", default: JSON.stringify(v) });
+};`)
 	if got != strings.TrimSpace(string(want)) {
 		t.Fatalf("goja and Node differ\ngoja: %s\nnode: %s", got, want)
 	}
@@ -35,3 +37,8 @@ module.exports = function (pi) { pi.registerFlag("out", { type: "string", defaul
 // the components, setters, searchParams and node:url's file URL helpers
 // agree with Node's.
 func TestURLMatchesNode(t *testing.T) { nodeCase(t, "url") }
+
+// TestTimersAreNodeTimeouts: setTimeout and setInterval return Timeout
+// objects (unref, ref, hasRef, refresh, a number as primitive), and
+// clearTimeout/clearInterval take the object or the number.
+func TestTimersAreNodeTimeouts(t *testing.T) { nodeCase(t, "timers") }
