@@ -42,3 +42,8 @@ func TestURLMatchesNode(t *testing.T) { nodeCase(t, "url") }
 // objects (unref, ref, hasRef, refresh, a number as primitive), and
 // clearTimeout/clearInterval take the object or the number.
 func TestTimersAreNodeTimeouts(t *testing.T) { nodeCase(t, "timers") }
+
+// TestStructuredCloneMatchesNode: Date, Map, Set, RegExp, buffers and
+// views, errors, boxed values and cycles survive; functions and symbols
+// are a DataCloneError (a DOMException).
+func TestStructuredCloneMatchesNode(t *testing.T) { nodeCase(t, "clone") }
