@@ -1,10 +1,32 @@
 // Globals a script expects from Node and that goja lacks, installed once
 // per runtime before the script runs. `native` is the Go side.
-(function (native) {
+(function (native, web) {
   "use strict";
   const g = globalThis;
+  // lazyGlobals defines globals made on first use: make() returns them
+  // all (by name) at once.
+  const lazyGlobals = (names, make) => {
+    let made = null;
+    for (const name of names) {
+      Object.defineProperty(g, name, {
+        configurable: true,
+        enumerable: false,
+        get() {
+          made = made || make();
+          Object.defineProperty(g, name, { value: made[name], configurable: true, writable: true, enumerable: false });
+          return made[name];
+        },
+        set(v) {
+          Object.defineProperty(g, name, { value: v, configurable: true, writable: true, enumerable: false });
+        },
+      });
+    }
+  };
 
   g.global = g;
+  // goja has no Symbol.asyncIterator; esbuild's lowered for await uses
+  // this registered symbol in its place.
+  if (!Symbol.asyncIterator) Object.defineProperty(Symbol, "asyncIterator", { value: Symbol.for("Symbol.asyncIterator") });
   g.queueMicrotask = (fn) => {
     Promise.resolve().then(fn);
   };
@@ -198,17 +220,9 @@
       return B;
     },
   });
-  for (const name of ["URL", "URLSearchParams"]) {
-    Object.defineProperty(g, name, {
-      configurable: true,
-      enumerable: false,
-      get() {
-        const v = require("url")[name];
-        Object.defineProperty(g, name, { value: v, configurable: true, writable: true, enumerable: false });
-        return v;
-      },
-    });
-  }
+  lazyGlobals(["URL", "URLSearchParams"], () => require("url"));
+  // fetch over Go's HTTP client (js/fetch.js, fetch.go).
+  lazyGlobals(["fetch", "Headers", "Request", "Response"], () => web.module("fetch.js")(web, native));
 
   // console (made on first use): log/info/debug/warn/error come from
   // goja_nodejs (to the agent's log); the rest map onto them.
