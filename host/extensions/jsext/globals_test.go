@@ -47,3 +47,8 @@ func TestTimersAreNodeTimeouts(t *testing.T) { nodeCase(t, "timers") }
 // views, errors, boxed values and cycles survive; functions and symbols
 // are a DataCloneError (a DOMException).
 func TestStructuredCloneMatchesNode(t *testing.T) { nodeCase(t, "clone") }
+
+// TestIntlMatchesNode: Intl's NumberFormat, DateTimeFormat,
+// RelativeTimeFormat, PluralRules, Collator, Segmenter and ListFormat and
+// the toLocale… methods give Node's (en-US) results.
+func TestIntlMatchesNode(t *testing.T) { nodeCase(t, "intl") }

@@ -221,6 +221,28 @@
     },
   });
   lazyGlobals(["URL", "URLSearchParams"], () => require("url"));
+  // Intl for the root locale (js/intl.js, intl.go), and the toLocale…
+  // methods and localeCompare on it.
+  let intl = null;
+  const getIntl = () => intl || (intl = web.module("intl.js")(web));
+  lazyGlobals(["Intl"], () => ({ Intl: getIntl() }));
+  const method = (proto, name, fn) => Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
+  const numberLocale = function (locales, options) {
+    return new (getIntl().NumberFormat)(locales, options).format(this.valueOf());
+  };
+  method(Number.prototype, "toLocaleString", numberLocale);
+  method(BigInt.prototype, "toLocaleString", numberLocale);
+  for (const [name, defaults] of [["toLocaleString", "all"], ["toLocaleDateString", "date"], ["toLocaleTimeString", "time"]]) {
+    method(Date.prototype, name, function (locales, options) {
+      const t = this.getTime();
+      if (Number.isNaN(t)) return "Invalid Date";
+      return getIntl().DateTimeFormat(locales, options, defaults).format(t);
+    });
+  }
+  method(String.prototype, "localeCompare", function (that, locales, options) {
+    if (this === null || this === undefined) throw new TypeError("String.prototype.localeCompare called on null or undefined");
+    return new (getIntl().Collator)(locales, options).compare(String(this), String(that));
+  });
   // fetch over Go's HTTP client (js/fetch.js, fetch.go).
   lazyGlobals(["fetch", "Headers", "Request", "Response"], () => web.module("fetch.js")(web, native));
 
