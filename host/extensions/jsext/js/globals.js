@@ -86,110 +86,113 @@
     },
   };
   Object.defineProperty(g.Atomics, Symbol.toStringTag, { value: "Atomics" });
-  // DOMException (the names and legacy codes Node's has).
-  const domCodes = {
-    IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5, NoModificationAllowedError: 7,
-    NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11, SyntaxError: 12, InvalidModificationError: 13, NamespaceError: 14,
-    InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20, URLMismatchError: 21,
-    QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25,
-  };
-  class DOMException extends Error {
-    constructor(message = "", name = "Error") {
-      super(String(message));
-      Object.defineProperty(this, "name", { value: String(name), configurable: true, writable: true, enumerable: false });
-    }
-    get code() {
-      return domCodes[this.name] || 0;
-    }
-  }
-  for (const [name, code] of Object.entries(domCodes)) {
-    const constName = name.replace(/Error$/, "").replace(/[A-Z]/g, (c, i) => (i ? "_" : "") + c).toUpperCase() + "_ERR";
-    Object.defineProperty(DOMException, constName, { value: code, enumerable: true });
-  }
-  g.DOMException = DOMException;
-
-  // structuredClone: the structured clone algorithm (cycles and shared
-  // references kept; Date, RegExp, Map, Set, ArrayBuffer, views, Error,
-  // boxed primitives; other objects as plain objects of their own
-  // enumerable properties). Functions, symbols and the like are a
-  // DataCloneError.
-  const typedArrays = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array];
-  const errorTypes = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
-  const uncloneable = (v) => {
-    let what;
-    try {
-      what = typeof v === "function" ? Function.prototype.toString.call(v) : typeof v === "symbol" ? v.toString() : `#<${v.constructor && v.constructor.name ? v.constructor.name : "Object"}>`;
-    } catch {
-      what = "The value";
-    }
-    return new DOMException(`${what} could not be cloned.`, "DataCloneError");
-  };
-  const tag = (v) => Object.prototype.toString.call(v).slice(8, -1);
-  g.structuredClone = function structuredClone(value) {
-    if (arguments.length === 0) {
-      const e = new TypeError('The "value" argument must be specified');
-      e.code = "ERR_MISSING_ARGS";
-      throw e;
-    }
-    const seen = new Map();
-    const clone = (v) => {
-      if (typeof v === "function" || typeof v === "symbol") throw uncloneable(v);
-      if (v === null || typeof v !== "object") return v;
-      if (seen.has(v)) return seen.get(v);
-      let out;
-      const keep = (o) => (seen.set(v, o), o);
-      switch (tag(v)) {
-        case "Date":
-          return keep(new Date(v.getTime()));
-        case "RegExp":
-          return keep(new RegExp(v.source, v.flags));
-        case "Boolean":
-          return keep(new Boolean(v.valueOf()));
-        case "Number":
-          return keep(new Number(v.valueOf()));
-        case "String":
-          return keep(new String(v.valueOf()));
-        case "BigInt":
-          return keep(Object(v.valueOf()));
-        case "ArrayBuffer":
-        case "SharedArrayBuffer":
-          return keep(v.slice(0));
-        case "DataView":
-          return keep(new DataView(clone(v.buffer), v.byteOffset, v.byteLength));
-        case "Map":
-          out = keep(new Map());
-          for (const [k, x] of v) out.set(clone(k), clone(x));
-          return out;
-        case "Set":
-          out = keep(new Set());
-          for (const x of v) out.add(clone(x));
-          return out;
-        case "Error": {
-          const C = errorTypes[v.name] || Error;
-          out = keep(Object.create(C.prototype));
-          for (const k of ["message", "stack"]) if (typeof v[k] === "string") Object.defineProperty(out, k, { value: v[k], writable: true, configurable: true });
-          if ("cause" in v) Object.defineProperty(out, "cause", { value: clone(v.cause), writable: true, configurable: true });
-          return out;
-        }
-        case "Array":
-          out = keep(new Array(v.length));
-          break;
-        case "Object":
-        case "Arguments":
-          out = keep({});
-          break;
-        default: {
-          const T = typedArrays.find((C) => v instanceof C);
-          if (T) return keep(new T(clone(v.buffer), v.byteOffset, v.length));
-          if (typeof v.then === "function" || tag(v) !== "Object") throw uncloneable(v);
-          out = keep({});
-        }
-      }
-      for (const k of Object.keys(v)) out[k] = clone(v[k]);
-      return out;
+  // DOMException and structuredClone, made on first use.
+  lazyGlobals(["DOMException", "structuredClone"], () => {
+    // DOMException (the names and legacy codes Node's has).
+    const domCodes = {
+      IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5, NoModificationAllowedError: 7,
+      NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11, SyntaxError: 12, InvalidModificationError: 13, NamespaceError: 14,
+      InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20, URLMismatchError: 21,
+      QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25,
     };
-    return clone(value);
-  };
+    class DOMException extends Error {
+      constructor(message = "", name = "Error") {
+        super(String(message));
+        Object.defineProperty(this, "name", { value: String(name), configurable: true, writable: true, enumerable: false });
+      }
+      get code() {
+        return domCodes[this.name] || 0;
+      }
+    }
+    for (const [name, code] of Object.entries(domCodes)) {
+      const constName = name.replace(/Error$/, "").replace(/[A-Z]/g, (c, i) => (i ? "_" : "") + c).toUpperCase() + "_ERR";
+      Object.defineProperty(DOMException, constName, { value: code, enumerable: true });
+    }
+
+    // structuredClone: the structured clone algorithm (cycles and shared
+    // references kept; Date, RegExp, Map, Set, ArrayBuffer, views, Error,
+    // boxed primitives; other objects as plain objects of their own
+    // enumerable properties). Functions, symbols and the like are a
+    // DataCloneError.
+    const typedArrays = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array];
+    const errorTypes = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
+    const uncloneable = (v) => {
+      let what;
+      try {
+        what = typeof v === "function" ? Function.prototype.toString.call(v) : typeof v === "symbol" ? v.toString() : `#<${v.constructor && v.constructor.name ? v.constructor.name : "Object"}>`;
+      } catch {
+        what = "The value";
+      }
+      return new DOMException(`${what} could not be cloned.`, "DataCloneError");
+    };
+    const tag = (v) => Object.prototype.toString.call(v).slice(8, -1);
+    const structuredClone = function structuredClone(value) {
+      if (arguments.length === 0) {
+        const e = new TypeError('The "value" argument must be specified');
+        e.code = "ERR_MISSING_ARGS";
+        throw e;
+      }
+      const seen = new Map();
+      const clone = (v) => {
+        if (typeof v === "function" || typeof v === "symbol") throw uncloneable(v);
+        if (v === null || typeof v !== "object") return v;
+        if (seen.has(v)) return seen.get(v);
+        let out;
+        const keep = (o) => (seen.set(v, o), o);
+        switch (tag(v)) {
+          case "Date":
+            return keep(new Date(v.getTime()));
+          case "RegExp":
+            return keep(new RegExp(v.source, v.flags));
+          case "Boolean":
+            return keep(new Boolean(v.valueOf()));
+          case "Number":
+            return keep(new Number(v.valueOf()));
+          case "String":
+            return keep(new String(v.valueOf()));
+          case "BigInt":
+            return keep(Object(v.valueOf()));
+          case "ArrayBuffer":
+          case "SharedArrayBuffer":
+            return keep(v.slice(0));
+          case "DataView":
+            return keep(new DataView(clone(v.buffer), v.byteOffset, v.byteLength));
+          case "Map":
+            out = keep(new Map());
+            for (const [k, x] of v) out.set(clone(k), clone(x));
+            return out;
+          case "Set":
+            out = keep(new Set());
+            for (const x of v) out.add(clone(x));
+            return out;
+          case "Error": {
+            const C = errorTypes[v.name] || Error;
+            out = keep(Object.create(C.prototype));
+            for (const k of ["message", "stack"]) if (typeof v[k] === "string") Object.defineProperty(out, k, { value: v[k], writable: true, configurable: true });
+            if ("cause" in v) Object.defineProperty(out, "cause", { value: clone(v.cause), writable: true, configurable: true });
+            return out;
+          }
+          case "Array":
+            out = keep(new Array(v.length));
+            break;
+          case "Object":
+          case "Arguments":
+            out = keep({});
+            break;
+          default: {
+            const T = typedArrays.find((C) => v instanceof C);
+            if (T) return keep(new T(clone(v.buffer), v.byteOffset, v.length));
+            if (typeof v.then === "function" || tag(v) !== "Object") throw uncloneable(v);
+            out = keep({});
+          }
+        }
+        for (const k of Object.keys(v)) out[k] = clone(v[k]);
+        return out;
+      };
+      return clone(value);
+    };
+    return { DOMException, structuredClone };
+  });
 
   class TextEncoder {
     get encoding() {
@@ -226,23 +229,23 @@
   let intl = null;
   const getIntl = () => intl || (intl = web.module("intl.js")(web));
   lazyGlobals(["Intl"], () => ({ Intl: getIntl() }));
-  const method = (proto, name, fn) => Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
-  const numberLocale = function (locales, options) {
+  // (Assignments: the built-in properties exist, so they stay
+  // non-enumerable.)
+  Number.prototype.toLocaleString = BigInt.prototype.toLocaleString = function toLocaleString(locales, options) {
     return new (getIntl().NumberFormat)(locales, options).format(this.valueOf());
   };
-  method(Number.prototype, "toLocaleString", numberLocale);
-  method(BigInt.prototype, "toLocaleString", numberLocale);
-  for (const [name, defaults] of [["toLocaleString", "all"], ["toLocaleDateString", "date"], ["toLocaleTimeString", "time"]]) {
-    method(Date.prototype, name, function (locales, options) {
+  const dateLocale = (defaults) =>
+    function (locales, options) {
       const t = this.getTime();
-      if (Number.isNaN(t)) return "Invalid Date";
-      return getIntl().DateTimeFormat(locales, options, defaults).format(t);
-    });
-  }
-  method(String.prototype, "localeCompare", function (that, locales, options) {
+      return Number.isNaN(t) ? "Invalid Date" : getIntl().DateTimeFormat(locales, options, defaults).format(t);
+    };
+  Date.prototype.toLocaleString = dateLocale("all");
+  Date.prototype.toLocaleDateString = dateLocale("date");
+  Date.prototype.toLocaleTimeString = dateLocale("time");
+  String.prototype.localeCompare = function localeCompare(that, locales, options) {
     if (this === null || this === undefined) throw new TypeError("String.prototype.localeCompare called on null or undefined");
     return new (getIntl().Collator)(locales, options).compare(String(this), String(that));
-  });
+  };
   // fetch over Go's HTTP client (js/fetch.js, fetch.go).
   lazyGlobals(["fetch", "Headers", "Request", "Response"], () => web.module("fetch.js")(web, native));
 
