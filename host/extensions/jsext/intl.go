@@ -26,8 +26,13 @@ import (
 func intlNatives(r *goja.Runtime) map[string]any {
 	return map[string]any{
 		"intlSegment": func(s goja.Value, granularity string) []any { return segmentBoundaries(s.String(), granularity) },
-		"intlCompare": func(a, b, sensitivity string, numeric bool, caseFirst string, ignorePunctuation bool) int {
-			return collatorFor(sensitivity, numeric, caseFirst, ignorePunctuation).compare(a, b)
+		// intlCollator returns a collator's compare function (a plain
+		// native function: sorting calls it many times).
+		"intlCollator": func(sensitivity string, numeric bool, caseFirst string, ignorePunctuation bool) goja.Value {
+			c := collatorFor(sensitivity, numeric, caseFirst, ignorePunctuation)
+			return r.ToValue(func(call goja.FunctionCall) goja.Value {
+				return r.ToValue(c.compare(call.Argument(0).String(), call.Argument(1).String()))
+			})
 		},
 		"intlPlural": func(formatted string, ordinal bool) string { return pluralCategory(formatted, ordinal) },
 		"intlZone": func(name string, ms float64) []any {

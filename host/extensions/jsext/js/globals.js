@@ -231,7 +231,15 @@
   lazyGlobals(["Intl"], () => ({ Intl: getIntl() }));
   // (Assignments: the built-in properties exist, so they stay
   // non-enumerable.)
+  // (The formatters for no locale and no options are kept: sorting with
+  // localeCompare calls it many times.)
+  let plainNumber = null;
+  let plainCollator = null;
   Number.prototype.toLocaleString = BigInt.prototype.toLocaleString = function toLocaleString(locales, options) {
+    if (locales === undefined && options === undefined) {
+      plainNumber = plainNumber || new (getIntl().NumberFormat)();
+      return plainNumber.format(this.valueOf());
+    }
     return new (getIntl().NumberFormat)(locales, options).format(this.valueOf());
   };
   const dateLocale = (defaults) =>
@@ -244,6 +252,10 @@
   Date.prototype.toLocaleTimeString = dateLocale("time");
   String.prototype.localeCompare = function localeCompare(that, locales, options) {
     if (this === null || this === undefined) throw new TypeError("String.prototype.localeCompare called on null or undefined");
+    if (locales === undefined && options === undefined) {
+      plainCollator = plainCollator || new (getIntl().Collator)().compare;
+      return plainCollator(this, that);
+    }
     return new (getIntl().Collator)(locales, options).compare(String(this), String(that));
   };
   // fetch over Go's HTTP client (js/fetch.js, fetch.go).

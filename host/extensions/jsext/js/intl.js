@@ -362,10 +362,9 @@ module.exports = function (web) {
   }
   Object.defineProperty(Collator.prototype, "compare", {
     get() {
-      return boundFormat(this, "_compare", function (a, b) {
-        const r = this._r;
-        return web.intlCompare(String(a), String(b), r.sensitivity, r.numeric, r.caseFirst, r.ignorePunctuation);
-      });
+      const r = this._r;
+      if (!this._compare) Object.defineProperty(this, "_compare", { value: web.intlCollator(r.sensitivity, r.numeric, r.caseFirst, r.ignorePunctuation) });
+      return this._compare;
     },
     configurable: true,
   });
