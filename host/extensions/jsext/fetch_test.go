@@ -1,12 +1,14 @@
 package jsext
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 func fetchServer(t *testing.T) *httptest.Server {
@@ -93,5 +95,29 @@ func TestFetchOffline(t *testing.T) {
 }`)
 	if !strings.HasPrefix(out, "true fetch failed: the agent runs offline") || hits != 0 {
 		t.Fatalf("got %q (%d requests)", out, hits)
+	}
+}
+
+// TestFetchOfflineIsolated: an isolated script's child process is offline
+// when the agent is.
+func TestFetchOfflineIsolated(t *testing.T) {
+	h := newHarness(t)
+	h.rt.Offline = true
+	ext, err := h.loadIsolated("iso-offline.ts", `import { Type } from "@sinclair/typebox";
+export default function (pi: any) {
+  pi.registerTool({ name: "get", description: "get", parameters: Type.Object({}),
+    async execute() {
+      const text = await fetch("http://127.0.0.1:9/").then(() => "resolved", (e: any) => e.message);
+      return { content: [{ type: "text", text }] };
+    } });
+}`, 0)
+	if err != nil {
+		t.Fatalf("load: %v\n%s", err, h.logs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := ext.ExecuteTool(ctx, "get", "c1", map[string]any{}, nil)
+	if err != nil || !strings.Contains(res.ResultText(), "offline") {
+		t.Fatalf("%+v %v", res, err)
 	}
 }
