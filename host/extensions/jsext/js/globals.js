@@ -3,26 +3,9 @@
 (function (native, web) {
   "use strict";
   const g = globalThis;
-  // lazyGlobals defines globals made on first use: make() returns them
-  // all (by name) at once.
-  const lazyGlobals = (names, make) => {
-    let made = null;
-    for (const name of names) {
-      Object.defineProperty(g, name, {
-        configurable: true,
-        enumerable: false,
-        get() {
-          made = made || make();
-          Object.defineProperty(g, name, { value: made[name], configurable: true, writable: true, enumerable: false });
-          return made[name];
-        },
-        set(v) {
-          Object.defineProperty(g, name, { value: v, configurable: true, writable: true, enumerable: false });
-        },
-      });
-    }
-  };
-
+  // lazyGlobals(names, make) defines globals made on first use: the first
+  // read of one calls make(), which returns them all by name.
+  const lazyGlobals = web.lazyGlobals;
   g.global = g;
   // goja has no Symbol.asyncIterator; esbuild's lowered for await uses
   // this registered symbol in its place.
@@ -381,6 +364,8 @@
       Object.defineProperty(g, "process", { value: v, configurable: true, writable: true, enumerable: false });
     },
   });
+
+
 
   // Modules with top-level await register their completion here; the
   // factory runs once every one (also those they load) has finished.
