@@ -64,8 +64,8 @@ type Options struct {
 	// those.
 	Extensions   []string
 	NoExtensions bool
-	// Offline leaves missing packages uninstalled (also ATOMIC_OFFLINE=1
-	// or PI_OFFLINE=1).
+	// Offline leaves missing packages uninstalled and refuses goja
+	// extensions' fetch (also ATOMIC_OFFLINE=1 or PI_OFFLINE=1).
 	Offline bool
 	// TrustProject trusts the project and records the trust
 	// (--trust-project); see extensions.DecideProjectTrust for the rule.

@@ -103,7 +103,7 @@ func (rt *Runtime) resolvePackages(ctx context.Context, trusted bool) packages.R
 	_, cliPkgs := rt.cliExtensions()
 	res := packages.Resolve(ctx, packages.Options{
 		AgentDir: agentDir, Cwd: rt.Cwd(), ProjectTrusted: trusted, CLI: cliPkgs,
-		Install: true, Offline: rt.opts.Offline || envOn("ATOMIC_OFFLINE") || envOn("PI_OFFLINE"),
+		Install: true, Offline: rt.offline(),
 		Installer: &packages.Installer{AgentDir: agentDir, Cwd: rt.Cwd(), NpmCommand: rt.settings.NpmCommand, Output: out},
 	})
 	// Reported once per resolution; the resource diagnostics keep them
@@ -113,6 +113,12 @@ func (rt *Runtime) resolvePackages(ctx context.Context, trusted bool) packages.R
 			"source", p.Source, "scope", p.Scope, "path", p.Path, "problem", p.Message)
 	}
 	return res
+}
+
+// offline reports whether the agent runs offline: --offline, or
+// ATOMIC_OFFLINE=1 or PI_OFFLINE=1 in the environment.
+func (rt *Runtime) offline() bool {
+	return rt.opts.Offline || envOn("ATOMIC_OFFLINE") || envOn("PI_OFFLINE")
 }
 
 func envOn(name string) bool {

@@ -26,6 +26,7 @@ func (rt *Runtime) scriptRuntime(plugins *grpcext.Runtime) extensions.Runtime {
 	goja := &jsext.Runtime{
 		Log: rt.log, HostVersion: rt.opts.HostVersion, AgentDir: rt.paths.AgentDir,
 		FlagValues: rt.opts.ExtensionFlags, OnError: rt.reportExtensionError, Process: plugins,
+		Offline: rt.offline(),
 	}
 	node := &nodeext.Runtime{
 		Log: rt.log, HostVersion: rt.opts.HostVersion, AgentDir: rt.paths.AgentDir,

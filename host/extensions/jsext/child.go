@@ -40,6 +40,7 @@ func ServeChild(args []string) int {
 	loadTimeout := fs.Duration("load-timeout", 10*time.Second, "how long loading may take")
 	agentDir := fs.String("agent-dir", "", "the agent directory")
 	hostVersion := fs.String("host-version", "", "the agent's version")
+	offline := fs.Bool("offline", false, "refuse the script's network requests")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
 		fmt.Fprintf(os.Stderr, "usage: atomic %s [--memory-limit-mb N] [--error-file F] <script>\n", ServeCommand)
 		return 2
@@ -65,7 +66,7 @@ func ServeChild(args []string) int {
 		os.Exit(exitMemory)
 	})
 
-	rt := &Runtime{Log: log, AgentDir: *agentDir, HostVersion: *hostVersion, child: true}
+	rt := &Runtime{Log: log, AgentDir: *agentDir, HostVersion: *hostVersion, Offline: *offline, child: true}
 	conn := &pendingHost{sdkHost: sdkHost{h: notConnected{}}}
 	ctx, cancel := context.WithTimeout(context.Background(), *loadTimeout)
 	s, err := rt.loadScript(ctx, extensions.Spec{Path: path, Kind: extensions.KindScript}, conn)

@@ -50,6 +50,9 @@ func (rt *Runtime) loadIsolated(ctx context.Context, spec extensions.Spec, host 
 		fmt.Sprintf("--memory-limit-mb=%d", limit>>20), "--error-file=" + errFile,
 		"--load-timeout=" + loadTimeout.String(), "--agent-dir=" + rt.AgentDir, "--host-version=" + rt.HostVersion,
 		entryFile(spec)}
+	if rt.Offline {
+		child.Command = append(child.Command[:len(child.Command)-1], "--offline", entryFile(spec))
+	}
 	if cwd := host.HandlerContext().Cwd; cwd != "" {
 		child.Dir = cwd // the script's process.cwd() is the session's, as in process
 	}

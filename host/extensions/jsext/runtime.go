@@ -36,6 +36,9 @@ type Runtime struct {
 	Log         *slog.Logger
 	HostVersion string
 	AgentDir    string
+	// Offline refuses scripts' network requests (fetch), as the agent's
+	// --offline does.
+	Offline bool
 	// FlagValues are the command-line values of extension flags (name
 	// without dashes → value).
 	FlagValues map[string]string

@@ -168,7 +168,7 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 func (s *Script) start(r *goja.Runtime, mods *scriptModules) (goja.Value, error) {
 	rm := installRequire(r, mods)
 	native := s.natives(r)
-	if _, err := s.runBuiltin(r, "globals.js", native); err != nil {
+	if _, err := s.runBuiltin(r, "globals.js", native, s.webNatives(r)); err != nil {
 		return nil, err
 	}
 	sessionControl, err := builtinModule(r, "sessionctl.js")

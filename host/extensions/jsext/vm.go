@@ -47,6 +47,8 @@ type vm struct {
 	// rejections are promises rejected without a handler during the
 	// current job (reported when the job ends). Loop only.
 	rejections []*goja.Promise
+	// timers are the pending timers by id (timers.go). Loop only.
+	timers timerTable
 }
 
 func newVM(reg *require.Registry, log *slog.Logger) *vm {
@@ -188,89 +190,6 @@ func (v *vm) reportRejections() {
 		v.log.Warn("unhandled promise rejection in script", "error", thrownText(p.Result(), v.base))
 	}
 	v.rejections = v.rejections[:0]
-}
-
-// installTimers replaces the loop's timer functions with ones whose
-// callbacks run as guarded jobs and whose exceptions are logged instead
-// of silently dropped.
-func (v *vm) installTimers(r *goja.Runtime) {
-	callback := func(call goja.FunctionCall) (func(), bool) {
-		fn, ok := goja.AssertFunction(call.Argument(0))
-		if !ok {
-			return nil, false
-		}
-		var args []goja.Value
-		if len(call.Arguments) > 2 {
-			args = append(args, call.Arguments[2:]...)
-		}
-		return func() {
-			if _, err := fn(goja.Undefined(), args...); err != nil {
-				v.log.Warn("uncaught exception in a timer callback", "error", errorText(err, v.base))
-			}
-		}, true
-	}
-	delay := func(call goja.FunctionCall) time.Duration {
-		d := call.Argument(1).ToInteger()
-		if d < 0 {
-			d = 0
-		}
-		return time.Duration(d) * time.Millisecond
-	}
-	r.Set("setTimeout", func(call goja.FunctionCall) goja.Value {
-		cb, ok := callback(call)
-		if !ok {
-			panic(r.NewTypeError("setTimeout: the callback must be a function"))
-		}
-		t := v.loop.SetTimeout(func(*goja.Runtime) { v.guard(cb) }, delay(call))
-		return r.ToValue(t)
-	})
-	r.Set("clearTimeout", func(h goja.Value) {
-		if t, ok := exportOf[*eventloop.Timer](h); ok {
-			v.loop.ClearTimeout(t)
-		}
-	})
-	r.Set("setInterval", func(call goja.FunctionCall) goja.Value {
-		cb, ok := callback(call)
-		if !ok {
-			panic(r.NewTypeError("setInterval: the callback must be a function"))
-		}
-		d := delay(call)
-		if d <= 0 {
-			d = time.Millisecond
-		}
-		i := v.loop.SetInterval(func(*goja.Runtime) { v.guard(cb) }, d)
-		return r.ToValue(i)
-	})
-	r.Set("clearInterval", func(h goja.Value) {
-		if i, ok := exportOf[*eventloop.Interval](h); ok {
-			v.loop.ClearInterval(i)
-		}
-	})
-	type immediate struct{ cancelled bool }
-	r.Set("setImmediate", func(call goja.FunctionCall) goja.Value {
-		fn, ok := goja.AssertFunction(call.Argument(0))
-		if !ok {
-			panic(r.NewTypeError("setImmediate: the callback must be a function"))
-		}
-		args := append([]goja.Value(nil), call.Arguments[min(1, len(call.Arguments)):]...)
-		im := &immediate{}
-		v.loop.RunOnLoop(func(*goja.Runtime) {
-			v.guard(func() {
-				if im.cancelled {
-					return
-				}
-				if _, err := fn(goja.Undefined(), args...); err != nil {
-					v.log.Warn("uncaught exception in a setImmediate callback", "error", errorText(err, v.base))
-				}
-			})
-		})
-		return r.ToValue(im)
-	})
-	r.Set("clearImmediate", func(h goja.Value) {
-		if im, ok := exportOf[*immediate](h); ok {
-			im.cancelled = true
-		}
-	})
 }
 
 func exportOf[T any](v goja.Value) (T, bool) {

@@ -1,10 +1,15 @@
 // Globals a script expects from Node and that goja lacks, installed once
 // per runtime before the script runs. `native` is the Go side.
-(function (native) {
+(function (native, web) {
   "use strict";
   const g = globalThis;
-
+  // lazyGlobals(names, make) defines globals made on first use: the first
+  // read of one calls make(), which returns them all by name.
+  const lazyGlobals = web.lazyGlobals;
   g.global = g;
+  // goja has no Symbol.asyncIterator; esbuild's lowered for await uses
+  // this registered symbol in its place.
+  if (!Symbol.asyncIterator) Object.defineProperty(Symbol, "asyncIterator", { value: Symbol.for("Symbol.asyncIterator") });
   g.queueMicrotask = (fn) => {
     Promise.resolve().then(fn);
   };
@@ -64,7 +69,113 @@
     },
   };
   Object.defineProperty(g.Atomics, Symbol.toStringTag, { value: "Atomics" });
-  g.structuredClone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+  // DOMException and structuredClone, made on first use.
+  lazyGlobals(["DOMException", "structuredClone"], () => {
+    // DOMException (the names and legacy codes Node's has).
+    const domCodes = {
+      IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5, NoModificationAllowedError: 7,
+      NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11, SyntaxError: 12, InvalidModificationError: 13, NamespaceError: 14,
+      InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20, URLMismatchError: 21,
+      QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25,
+    };
+    class DOMException extends Error {
+      constructor(message = "", name = "Error") {
+        super(String(message));
+        Object.defineProperty(this, "name", { value: String(name), configurable: true, writable: true, enumerable: false });
+      }
+      get code() {
+        return domCodes[this.name] || 0;
+      }
+    }
+    for (const [name, code] of Object.entries(domCodes)) {
+      const constName = name.replace(/Error$/, "").replace(/[A-Z]/g, (c, i) => (i ? "_" : "") + c).toUpperCase() + "_ERR";
+      Object.defineProperty(DOMException, constName, { value: code, enumerable: true });
+    }
+
+    // structuredClone: the structured clone algorithm (cycles and shared
+    // references kept; Date, RegExp, Map, Set, ArrayBuffer, views, Error,
+    // boxed primitives; other objects as plain objects of their own
+    // enumerable properties). Functions, symbols and the like are a
+    // DataCloneError.
+    const typedArrays = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array];
+    const errorTypes = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
+    const uncloneable = (v) => {
+      let what;
+      try {
+        what = typeof v === "function" ? Function.prototype.toString.call(v) : typeof v === "symbol" ? v.toString() : `#<${v.constructor && v.constructor.name ? v.constructor.name : "Object"}>`;
+      } catch {
+        what = "The value";
+      }
+      return new DOMException(`${what} could not be cloned.`, "DataCloneError");
+    };
+    const tag = (v) => Object.prototype.toString.call(v).slice(8, -1);
+    const structuredClone = function structuredClone(value) {
+      if (arguments.length === 0) {
+        const e = new TypeError('The "value" argument must be specified');
+        e.code = "ERR_MISSING_ARGS";
+        throw e;
+      }
+      const seen = new Map();
+      const clone = (v) => {
+        if (typeof v === "function" || typeof v === "symbol") throw uncloneable(v);
+        if (v === null || typeof v !== "object") return v;
+        if (seen.has(v)) return seen.get(v);
+        let out;
+        const keep = (o) => (seen.set(v, o), o);
+        switch (tag(v)) {
+          case "Date":
+            return keep(new Date(v.getTime()));
+          case "RegExp":
+            return keep(new RegExp(v.source, v.flags));
+          case "Boolean":
+            return keep(new Boolean(v.valueOf()));
+          case "Number":
+            return keep(new Number(v.valueOf()));
+          case "String":
+            return keep(new String(v.valueOf()));
+          case "BigInt":
+            return keep(Object(v.valueOf()));
+          case "ArrayBuffer":
+          case "SharedArrayBuffer":
+            return keep(v.slice(0));
+          case "DataView":
+            return keep(new DataView(clone(v.buffer), v.byteOffset, v.byteLength));
+          case "Map":
+            out = keep(new Map());
+            for (const [k, x] of v) out.set(clone(k), clone(x));
+            return out;
+          case "Set":
+            out = keep(new Set());
+            for (const x of v) out.add(clone(x));
+            return out;
+          case "Error": {
+            const C = errorTypes[v.name] || Error;
+            out = keep(Object.create(C.prototype));
+            for (const k of ["message", "stack"]) if (typeof v[k] === "string") Object.defineProperty(out, k, { value: v[k], writable: true, configurable: true });
+            if ("cause" in v) Object.defineProperty(out, "cause", { value: clone(v.cause), writable: true, configurable: true });
+            return out;
+          }
+          case "Array":
+            out = keep(new Array(v.length));
+            break;
+          case "Object":
+          case "Arguments":
+            out = keep({});
+            break;
+          default: {
+            const T = typedArrays.find((C) => v instanceof C);
+            if (T) return keep(new T(clone(v.buffer), v.byteOffset, v.length));
+            if (typeof v.then === "function" || tag(v) !== "Object") throw uncloneable(v);
+            out = keep({});
+          }
+        }
+        for (const k of Object.keys(v)) out[k] = clone(v[k]);
+        return out;
+      };
+      return clone(value);
+    };
+    return { DOMException, structuredClone };
+  });
 
   class TextEncoder {
     get encoding() {
@@ -95,17 +206,43 @@
       return B;
     },
   });
-  for (const name of ["URL", "URLSearchParams"]) {
-    Object.defineProperty(g, name, {
-      configurable: true,
-      enumerable: false,
-      get() {
-        const v = require("url")[name];
-        Object.defineProperty(g, name, { value: v, configurable: true, writable: true, enumerable: false });
-        return v;
-      },
-    });
-  }
+  lazyGlobals(["URL", "URLSearchParams"], () => require("url"));
+  // Intl for the root locale (js/intl.js, intl.go), and the toLocale…
+  // methods and localeCompare on it.
+  let intl = null;
+  const getIntl = () => intl || (intl = web.module("intl.js")(web));
+  lazyGlobals(["Intl"], () => ({ Intl: getIntl() }));
+  // (Assignments: the built-in properties exist, so they stay
+  // non-enumerable.)
+  // (The formatters for no locale and no options are kept: sorting with
+  // localeCompare calls it many times.)
+  let plainNumber = null;
+  let plainCollator = null;
+  Number.prototype.toLocaleString = BigInt.prototype.toLocaleString = function toLocaleString(locales, options) {
+    if (locales === undefined && options === undefined) {
+      plainNumber = plainNumber || new (getIntl().NumberFormat)();
+      return plainNumber.format(this.valueOf());
+    }
+    return new (getIntl().NumberFormat)(locales, options).format(this.valueOf());
+  };
+  const dateLocale = (defaults) =>
+    function (locales, options) {
+      const t = this.getTime();
+      return Number.isNaN(t) ? "Invalid Date" : getIntl().DateTimeFormat(locales, options, defaults).format(t);
+    };
+  Date.prototype.toLocaleString = dateLocale("all");
+  Date.prototype.toLocaleDateString = dateLocale("date");
+  Date.prototype.toLocaleTimeString = dateLocale("time");
+  String.prototype.localeCompare = function localeCompare(that, locales, options) {
+    if (this === null || this === undefined) throw new TypeError("String.prototype.localeCompare called on null or undefined");
+    if (locales === undefined && options === undefined) {
+      plainCollator = plainCollator || new (getIntl().Collator)().compare;
+      return plainCollator(this, that);
+    }
+    return new (getIntl().Collator)(locales, options).compare(String(this), String(that));
+  };
+  // fetch over Go's HTTP client (js/fetch.js, fetch.go).
+  lazyGlobals(["fetch", "Headers", "Request", "Response"], () => web.module("fetch.js")(web, native));
 
   // console (made on first use): log/info/debug/warn/error come from
   // goja_nodejs (to the agent's log); the rest map onto them.
@@ -227,6 +364,8 @@
       Object.defineProperty(g, "process", { value: v, configurable: true, writable: true, enumerable: false });
     },
   });
+
+
 
   // Modules with top-level await register their completion here; the
   // factory runs once every one (also those they load) has finished.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -29,6 +30,9 @@ func pathArg(r *goja.Runtime, h Host, call goja.FunctionCall, i int) string {
 		// URL objects (file:) and Buffers
 		if href := o.Get("pathname"); href != nil && !goja.IsUndefined(href) {
 			p = href.String()
+			if dec, err := url.PathUnescape(p); err == nil {
+				p = dec // a file: URL's path is percent-encoded
+			}
 		}
 	}
 	if err := h.CheckPath(p); err != nil {

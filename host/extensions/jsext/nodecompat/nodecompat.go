@@ -20,7 +20,6 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja_nodejs/require"
-	"github.com/dop251/goja_nodejs/url"
 	"github.com/dop251/goja_nodejs/util"
 )
 
@@ -63,12 +62,12 @@ func JSModules() map[string]string {
 }
 
 // Internals are the native modules the JavaScript sources require (not
-// importable under a Node name): "atomic:fs" (fs.go), and goja_nodejs's
-// util and url that js/util.js and js/url.js extend.
+// importable under a Node name): "atomic:fs" (fs.go), "atomic:url"
+// (whatwgurl.go), and goja_nodejs's util that js/util.js extends.
 func Internals(h Host) map[string]require.ModuleLoader {
 	return map[string]require.ModuleLoader{
 		"atomic:nodeutil": util.Require,
-		"atomic:url":      url.Require,
+		"atomic:url":      func(r *goja.Runtime, module *goja.Object) { _ = module.Set("exports", URLNatives(r)) },
 		"atomic:fs":       func(r *goja.Runtime, module *goja.Object) { _ = module.Set("exports", FS(r, h)) },
 	}
 }

@@ -1,0 +1,21 @@
+const t = (f) => { try { return f(); } catch (e) { return "ERR " + e.name + " " + e.code + " " + e.message.slice(-21) + " " + (e instanceof Error) + " " + (typeof DOMException !== "undefined" && e instanceof DOMException); } };
+const r = [];
+const src = { d: new Date(86400000), m: new Map([[1, { a: 1 }], ["k", [1, 2]]]), s: new Set([1, "x"]), re: /a+b/gi, u: undefined, n: null, nan: NaN, neg0: -0, big: 10n, arr: [1, , 3], nested: { deep: { x: "y" } }, str: new String("s"), bool: new Boolean(false), num: new Number(3) };
+src.self = src;
+src.arr.push(src.m);
+const c = structuredClone(src);
+r.push(c !== src, c.self === c, c.d instanceof Date && c.d.getTime() === 86400000 && c.d !== src.d, c.m instanceof Map && c.m.get(1).a === 1 && c.m.get(1) !== src.m.get(1), c.s instanceof Set && c.s.has("x"), c.re instanceof RegExp && c.re.source === "a+b" && c.re.flags === "gi" && c.re !== src.re, "u" in c, c.n === null, Number.isNaN(c.nan), Object.is(c.neg0, -0), c.big === 10n, c.arr.length === 4 && !(1 in c.arr) && c.arr[3] === c.m, c.nested.deep.x, typeof c.str, String(c.str), c.bool instanceof Boolean, Number(c.num));
+const buf = new Uint8Array([1, 2, 3, 4]).buffer;
+const u8 = new Uint8Array(buf, 1, 2);
+const cb = structuredClone({ buf, u8, dv: new DataView(buf, 2), f: new Float64Array([1.5]) });
+r.push(cb.buf instanceof ArrayBuffer && cb.buf !== buf && cb.buf.byteLength, cb.u8 instanceof Uint8Array && [...cb.u8].join(), cb.u8.buffer === cb.buf, cb.dv instanceof DataView && cb.dv.getUint8(0), cb.f[0]);
+const e = structuredClone(new RangeError("bad"));
+r.push(e instanceof RangeError, e.message, e.name);
+class K { constructor() { this.x = 1; } get g() { return 2; } m() {} }
+const k = structuredClone(new K());
+r.push(Object.getPrototypeOf(k) === Object.prototype, JSON.stringify(k));
+r.push(t(() => structuredClone(() => 1)), t(() => structuredClone({ f() {} })), t(() => structuredClone(Symbol("s"))), t(() => structuredClone(new WeakMap())));
+r.push(structuredClone(1), structuredClone("s"), structuredClone(undefined) === undefined, structuredClone(null));
+r.push(t(() => structuredClone()));
+r.push(JSON.stringify(structuredClone({ a: [{ b: 1 }] })));
+module.exports = r;
