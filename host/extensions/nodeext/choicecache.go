@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/atomic-go/atomic/internal/fsutil"
@@ -55,8 +56,23 @@ type choiceStore struct {
 }
 
 func (rt *Runtime) choices() choiceStore {
-	return choiceStore{dir: filepath.Join(rt.cacheDir(), "choices"), version: choiceFormat + ";" + rt.HostVersion + ";" + graphVersion()}
+	return choiceStore{dir: filepath.Join(rt.cacheDir(), "choices"), version: choiceFormat + ";" + rt.HostVersion + ";" + graphVersion() + ";" + executableID()}
 }
+
+// executableID names the running binary by its size and modification
+// time: a development build has no version of its own ("(devel)"), and a
+// new one may give goja what an extension lacked.
+var executableID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	info, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("exe-%d-%d", info.Size(), info.ModTime().UnixNano())
+})
 
 func (c choiceStore) file(entry string) string {
 	sum := sha256.Sum256([]byte(entry))
@@ -90,9 +106,7 @@ func (c choiceStore) remember(g Graph, reason string) {
 	if err != nil {
 		return
 	}
-	if len(reason) > maxReasonBytes {
-		reason = reason[:maxReasonBytes]
-	}
+	reason = clip(reason, maxReasonBytes)
 	b, err := json.Marshal(choiceEntry{Version: c.version, Entry: g.Entry, Digest: d, Runtime: "node", Reason: reason})
 	if err != nil || len(b) > maxChoiceBytes {
 		return

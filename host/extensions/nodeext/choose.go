@@ -70,6 +70,9 @@ func (c *Chooser) Load(ctx context.Context, spec extensions.Spec, host extension
 			return nil, fmt.Errorf("%s needs Node.js: it uses %s, which atomic's built-in script runtime does not provide; installing Node.js %d.%d or newer would run it (%v)",
 				spec.Entry(), strings.Join(need, ", "), MinNode[0], MinNode[1], err)
 		}
+		if len(need) > 3 {
+			need = append(need[:3:3], fmt.Sprintf("%d more", len(need)-3))
+		}
 		return withReason(c.Node.LoadGraph(ctx, spec, host, g))("auto: it uses " + strings.Join(need, ", ") + ", which the built-in runtime (goja) does not provide")
 	}
 	store := c.Node.choices()
@@ -114,14 +117,19 @@ func withReason(ext extensions.Extension, err error) func(string) (extensions.Ex
 	}
 }
 
+// clip cuts s to at most n bytes, at a character boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+	return clip(s, 300)
 }
 
 // GojaLacks lists what the graph uses that goja does not provide (empty
@@ -137,7 +145,9 @@ func GojaLacks(g Graph) []string {
 		}
 	}
 	for _, imp := range g.External {
-		if !jsext.ProvidesModule(imp.Name) {
+		// "<runtime>" is esbuild's own helper module (its require shim),
+		// not one the extension imports.
+		if imp.Name != "<runtime>" && !jsext.ProvidesModule(imp.Name) {
 			add(fmt.Sprintf("the module %q", imp.Name))
 		}
 	}

@@ -249,3 +249,12 @@ func TestCorruptChoiceIsIgnored(t *testing.T) {
 	}
 	store.remember(g, "because")
 }
+
+// esbuild's own helper module (its CommonJS wrapper, "<runtime>" in the
+// metafile) is not a module goja lacks.
+func TestGojaLacksIgnoresEsbuildsRuntime(t *testing.T) {
+	g := Graph{External: []Import{{Name: "<runtime>", Kind: "import-statement", Importer: "/x/node_modules/elkjs/lib/elk.bundled.js"}, {Name: "node:fs"}}}
+	if got := GojaLacks(g); len(got) != 0 {
+		t.Fatalf("lacks %v", got)
+	}
+}
