@@ -198,6 +198,8 @@ func TestGojaLacked(t *testing.T) {
 		{`Cannot find module "left-pad": it is neither a file next to the script, a package in node_modules, nor a module atomic provides (s.ts:5:36)`, pkg, ""},
 		{`Cannot find module "./helper": it is neither a file next to the script, a package in node_modules, nor a module atomic provides (s.ts:5:36)`, pkg, ""},
 		{"the extension's factory failed: fs.watch() is not available to extensions: use readFile/writeFile (sync or promise forms) (fsw.ts:2:41)", Graph{}, "fs.watch()"},
+		{`the extension's factory failed: "styleText" is not available from "node:util" in atomic's script runtime (m.ts:3:42)`, Graph{}, `styleText from the module "node:util"`},
+		{`the extension's factory failed: "getPackageDir" is not available from "@earendil-works/pi-coding-agent" in atomic's script runtime (m.ts:2:32)`, Graph{}, ""},
 		{"SyntaxError: Invalid flags supplied to RegExp constructor 'v' at /tmp/fb/syntax.js:2:10", Graph{}, "syntax the built-in runtime cannot parse"},
 		{"SyntaxError: Unexpected token at /tmp/x.js:3:1", Graph{}, "syntax the built-in runtime cannot parse"},
 		{"the extension's factory failed: SyntaxError: invalid character 'b' (json.ts:1:43)", Graph{}, ""},

@@ -7,6 +7,7 @@ package nodeext
 // plugin protocol).
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -53,6 +54,12 @@ var (
 	notInGoja = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`\b((?:fs|child_process)\.\w+)\(\) is not available to extensions`)
 	})
+	// A name a module goja provides does not export (goja's strict
+	// modules say so where it is used): goja's gap when the module is one
+	// of Node's, not for the pi packages (Node's copies are the same).
+	notExported = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"([^"]+)" is not available from "([^"]+)" in atomic's script runtime`)
+	})
 	// goja's parser on code esbuild accepted (a transform error has no
 	// "SyntaxError:"): a compile error (… at file:line:col) or a regular
 	// expression goja's engine does not take.
@@ -78,6 +85,9 @@ func gojaLacked(err error, g Graph) string {
 		if name := m[1]; isBuiltin(name) || (!isRelative(name) && inGraph(g, name)) {
 			return `the module "` + name + `"`
 		}
+	}
+	if m := notExported().FindStringSubmatch(msg); m != nil && isBuiltin(m[2]) {
+		return fmt.Sprintf("%s from the module %q", m[1], m[2])
 	}
 	if m := notInGoja().FindStringSubmatch(msg); m != nil {
 		return m[1] + "()"
