@@ -112,6 +112,13 @@ type RuntimeNamer interface {
 	RuntimeName() string
 }
 
+// RuntimeReasoner is implemented by extensions that tell why their
+// runtime was chosen (get_extensions' runtimeReason): a setting, or what
+// the auto choice found.
+type RuntimeReasoner interface {
+	RuntimeReason() string
+}
+
 // Runtime starts extensions of one kind.
 type Runtime interface {
 	// Accepts reports whether the runtime can load the spec.

@@ -329,6 +329,9 @@ func (m *Manager) Statuses() []Status {
 		if rn, ok := ext.(RuntimeNamer); ok {
 			out[i].Runtime = rn.RuntimeName()
 		}
+		if rr, ok := ext.(RuntimeReasoner); ok {
+			out[i].RuntimeReason = rr.RuntimeReason()
+		}
 		for _, c := range ext.Commands() {
 			out[i].Commands = append(out[i].Commands, c.Name)
 		}

@@ -17,6 +17,11 @@ type ExtensionStatus struct {
 	Tools    []string `json:"tools,omitempty"`
 	// Runtime is the runtime a loaded script runs in ("goja" or "node").
 	Runtime string `json:"runtime,omitempty"`
+	// RuntimeReason says why: a setting ("extensionRuntime is \"node\"",
+	// "its settings entry asks for \"goja\""), or what the auto choice
+	// found (a module goja does not provide; a load in goja that failed on
+	// something goja lacks, after which it was loaded in Node).
+	RuntimeReason string `json:"runtimeReason,omitempty"`
 }
 
 // ExtensionPackage names the package an extension comes from.

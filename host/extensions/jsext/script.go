@@ -150,7 +150,10 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 		return nil, nil
 	})
 	if err != nil {
-		s.vm.close()
+		// Disposed of completely: its pi.events subscriptions and pending
+		// host calls too, not only its loop (the auto runtime choice may
+		// load it in Node next).
+		_ = s.Close()
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("the extension did not finish loading within the start-up deadline")
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atomic-go/atomic/host/extensions/nodeext"
 	"github.com/atomic-go/atomic/internal/e2e"
 	"github.com/atomic-go/atomic/internal/testreq"
 )
@@ -170,5 +171,87 @@ func TestNodeProcessDeathIsReportedForEveryExtensionAndRestarted(t *testing.T) {
 	a.MustSucceed(map[string]any{"type": "prompt", "message": "/count x"})
 	if ui := a.WaitType(from, "extension_ui_request"); !strings.Contains(ui["message"].(string), "count x: 0") {
 		t.Fatalf("isolated: %v", ui)
+	}
+}
+
+func noExtensionErrors(t *testing.T, a *e2e.Agent) {
+	t.Helper()
+	for _, r := range a.Records(0) {
+		if r.Type() == "extension_error" {
+			t.Fatalf("extension_error: %v", r)
+		}
+	}
+}
+
+// With auto, an extension goja cannot load (a built-in module required
+// through createRequire(import.meta.url), which the import graph does not
+// show) loads in Node with no error for the user, get_extensions says why,
+// and the next start loads it in Node without trying goja (the file is
+// evaluated once more, not twice).
+func TestAutoFallsBackToNodeAndRemembers(t *testing.T) {
+	needNode(t)
+	ext := nodeext.CopyTestdata(t, "fallback.ts")
+	env := map[string]string{"XDG_CACHE_HOME": t.TempDir()}
+	settings := map[string]any{"extensions": []any{ext}}
+	a := start(t, nil, settings, env)
+	st := statuses(t, a)["fallback.ts"]
+	reason, _ := st["runtimeReason"].(string)
+	if st["state"] != "loaded" || st["runtime"] != "node" || !strings.Contains(reason, `the module "node:worker_threads"`) {
+		t.Fatalf("first start: %v", st)
+	}
+	if n := nodeext.Evaluations(t, ext); n != 2 {
+		t.Fatalf("first start evaluated the extension %d times, want 2 (goja, then Node)", n)
+	}
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "/wt"})
+	if ui := a.WaitType(from, "extension_ui_request"); ui["message"] != "worker function" {
+		t.Fatalf("wt: %v", ui)
+	}
+	noExtensionErrors(t, a)
+	a.CloseStdin()
+	a.Wait(30 * time.Second)
+
+	b := start(t, nil, settings, env)
+	st = statuses(t, b)["fallback.ts"]
+	reason, _ = st["runtimeReason"].(string)
+	if st["state"] != "loaded" || st["runtime"] != "node" || !strings.Contains(reason, "remembered") {
+		t.Fatalf("second start: %v", st)
+	}
+	if n := nodeext.Evaluations(t, ext); n != 3 {
+		t.Fatalf("after the second start the extension was evaluated %d times, want 3 (Node only)", n)
+	}
+	noExtensionErrors(t, b)
+}
+
+// Of two extensions that fail to load in goja, the one whose factory
+// throws fails as it failed there (Node is not tried: it is evaluated
+// once), the one that lacks a module goja lacks loads in Node.
+func TestAutoDoesNotRetryAThrownError(t *testing.T) {
+	needNode(t)
+	ext, other := nodeext.CopyTestdata(t, "ownfault.ts"), nodeext.CopyTestdata(t, "fallback.ts")
+	a := start(t, nil, map[string]any{"extensions": []any{ext, other}}, map[string]string{"XDG_CACHE_HOME": t.TempDir()})
+	all := statuses(t, a)
+	st := all["ownfault.ts"]
+	if msg, _ := st["message"].(string); st["state"] != "failed" || !strings.Contains(msg, "my own fault") || strings.Contains(msg, "Node") {
+		t.Fatalf("own fault: %v", st)
+	}
+	if n := nodeext.Evaluations(t, ext); n != 1 {
+		t.Fatalf("evaluated %d times, want 1", n)
+	}
+	if st := all["fallback.ts"]; st["state"] != "loaded" || st["runtime"] != "node" {
+		t.Fatalf("missing capability: %v", st)
+	}
+}
+
+// Without Node, the goja error is reported with what goja lacks and that
+// Node would run it.
+func TestWithoutNodeAFallbackExtensionFailsClearly(t *testing.T) {
+	ext := nodeext.CopyTestdata(t, "fallback.ts")
+	a := start(t, nil, map[string]any{"extensions": []any{ext}}, map[string]string{"PATH": t.TempDir()})
+	st := statuses(t, a)["fallback.ts"]
+	msg, _ := st["message"].(string)
+	if st["state"] != "failed" || !strings.Contains(msg, `Cannot find module "node:worker_threads"`) ||
+		!strings.Contains(msg, "installing Node.js 20.6 or newer would run it") {
+		t.Fatalf("fallback without Node: %v", st)
 	}
 }

@@ -191,6 +191,13 @@ func versionLess(a, b [3]int) bool {
 	return false
 }
 
+func (rt *Runtime) logger() *slog.Logger {
+	if rt.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return rt.Log
+}
+
 func (rt *Runtime) cacheDir() string {
 	if rt.CacheDir != "" {
 		return rt.CacheDir
@@ -576,6 +583,8 @@ type extension struct {
 	p    *process
 	id   string
 	spec extensions.Spec
+	// reason is why it runs in Node (get_extensions).
+	reason string
 }
 
 func (e *extension) with(ctx context.Context) context.Context {
@@ -587,6 +596,9 @@ func (e *extension) with(ctx context.Context) context.Context {
 
 // RuntimeName implements extensions.RuntimeNamer.
 func (e *extension) RuntimeName() string { return extensions.RuntimeNode }
+
+// RuntimeReason implements extensions.RuntimeReasoner.
+func (e *extension) RuntimeReason() string { return e.reason }
 
 // Handle implements hooks.Subscriber.
 func (e *extension) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage, error) {
