@@ -65,7 +65,8 @@ func TestProjectTrustSeam(t *testing.T) {
 	trusted := false
 	rt, cwd := newTestRuntime(t, Options{ProjectTrusted: func() bool { return trusted }})
 	writeTestFile(t, filepath.Join(cwd, ".atomic", "prompts", "proj.md"), "project template")
-	writeTestFile(t, filepath.Join(cwd, "AGENTS.md"), "project rules")
+	writeTestFile(t, filepath.Join(cwd, ".atomic", "APPEND_SYSTEM.md"), "project rules")
+	writeTestFile(t, filepath.Join(cwd, "AGENTS.md"), "context rules") // read whatever the trust, as pi 1.6
 	if err := rt.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +80,9 @@ func TestProjectTrustSeam(t *testing.T) {
 	}
 	if has("proj") || strings.Contains(rt.systemPrompt(), "project rules") {
 		t.Fatal("untrusted project's files were used")
+	}
+	if !strings.Contains(rt.systemPrompt(), "context rules") {
+		t.Fatal("an untrusted project's AGENTS.md was not read")
 	}
 	trusted = true
 	if err := rt.Reload(context.Background()); err != nil {
@@ -157,7 +161,7 @@ func TestTrustFollowsTheSessionDirectory(t *testing.T) {
 	rt, cwd := newTestRuntime(t, Options{})
 	other := filepath.Join(filepath.Dir(cwd), "other")
 	writeTestFile(t, filepath.Join(other, ".git", "HEAD"), "ref: refs/heads/main\n")
-	writeTestFile(t, filepath.Join(other, "AGENTS.md"), "rules of the other project")
+	writeTestFile(t, filepath.Join(other, ".atomic", "APPEND_SYSTEM.md"), "rules of the other project")
 	file := filepath.Join(other, "s.jsonl")
 	writeTestFile(t, file, `{"type":"session","version":3,"id":"6c1d3f1e-0000-4000-8000-000000000001","timestamp":"2026-11-30T10:00:00.000Z","cwd":"`+other+`"}`+"\n"+
 		`{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}`+"\n")
@@ -168,7 +172,7 @@ func TestTrustFollowsTheSessionDirectory(t *testing.T) {
 		t.Fatalf("cwd %q, want %q", rt.Cwd(), other)
 	}
 	if strings.Contains(rt.systemPrompt(), "rules of the other project") {
-		t.Fatal("an untrusted directory's AGENTS.md was used")
+		t.Fatal("an untrusted directory's APPEND_SYSTEM.md was used")
 	}
 	if _, err := rt.TrustProject(context.Background()); err != nil {
 		t.Fatal(err)

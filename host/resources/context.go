@@ -11,7 +11,7 @@ import (
 
 // ContextFileNames are the names of context files, in order of preference:
 // in each directory the first that exists is used.
-var ContextFileNames = []string{"AGENTS.md", "CLAUDE.md"}
+var ContextFileNames = []string{"AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"}
 
 // loadContextFiles returns the context files of agentDir and, when
 // includeProject, of every directory from the file system root down to

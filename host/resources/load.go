@@ -109,7 +109,7 @@ func Load(opts Options) *Set {
 	set.loadSkills(opts)
 	set.loadTemplates(opts)
 	if !opts.NoContextFiles {
-		files, diags := loadContextFiles(opts.AgentDir, opts.Cwd, opts.ProjectTrusted)
+		files, diags := loadContextFiles(opts.AgentDir, opts.Cwd, true) // text, read whatever the trust (as pi 1.6)
 		set.ContextFiles = files
 		set.Diagnostics = append(set.Diagnostics, diags...)
 	}

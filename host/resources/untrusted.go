@@ -10,9 +10,10 @@ import (
 const UntrustedMessage = "skipped: the project is not trusted (run with --trust-project or send trust_project)"
 
 // skippedProjectFiles lists, as warnings, the project files that exist
-// but are left out because the project is not trusted: the context files
-// of the cwd and its parents, the project's skill and prompt directories,
-// and its SYSTEM.md and APPEND_SYSTEM.md.
+// but are left out because the project is not trusted: the project's
+// skill and prompt directories, and its SYSTEM.md and APPEND_SYSTEM.md.
+// (Context files are read whatever the trust, as pi 1.6 reads them: they
+// are text the user can see, not code or settings.)
 func skippedProjectFiles(opts Options) []Diagnostic {
 	if opts.ProjectTrusted || opts.Cwd == "" {
 		return nil
@@ -24,13 +25,6 @@ func skippedProjectFiles(opts Options) []Diagnostic {
 	isDir := func(p string) bool {
 		st, err := os.Stat(p)
 		return err == nil && st.IsDir()
-	}
-	if !opts.NoContextFiles {
-		global, _ := loadContextFiles(opts.AgentDir, "", false)
-		all, _ := loadContextFiles(opts.AgentDir, opts.Cwd, true)
-		for _, f := range all[len(global):] {
-			add(KindContext, f.Path)
-		}
 	}
 	base := filepath.Join(opts.Cwd, ProjectConfigDir)
 	if !opts.NoSkills {

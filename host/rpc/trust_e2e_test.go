@@ -66,7 +66,7 @@ func TestUntrustedProjectSuppliesNothingUntilTrusted(t *testing.T) {
 	dir := trustProject(t)
 	a := e2e.Start(t, e2e.Options{Dir: dir, Script: answers(3)})
 	got := viewOf(t, a)
-	if got != (projectView{steeringMode: "one-at-a-time"}) {
+	if got != (projectView{context: true, steeringMode: "one-at-a-time"}) { // AGENTS.md is read whatever the trust (pi 1.6)
 		t.Fatalf("untrusted project was used: %+v", got)
 	}
 
@@ -80,7 +80,6 @@ func TestUntrustedProjectSuppliesNothingUntilTrusted(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		filepath.Join(dir, "AGENTS.md"):                   "context",
 		filepath.Join(dir, ".atomic", "skills"):           "skill",
 		filepath.Join(dir, ".atomic", "prompts"):          "prompt",
 		filepath.Join(dir, ".atomic", "APPEND_SYSTEM.md"): "system",
@@ -134,7 +133,7 @@ func TestDefaultProjectTrustSettings(t *testing.T) {
 		AgentFiles: map[string]string{"settings.json": `{"defaultProjectTrust":"never"}`}})
 	never.MustSucceed(map[string]any{"type": "trust_project"})
 	never2 := e2e.Start(t, e2e.Options{Dir: dir, Script: answers(1), Env: map[string]string{"ATOMIC_CODING_AGENT_DIR": never.AgentDir}})
-	if got := viewOf(t, never2); got != (projectView{steeringMode: "one-at-a-time"}) {
+	if got := viewOf(t, never2); got != (projectView{context: true, steeringMode: "one-at-a-time"}) {
 		t.Fatalf("defaultProjectTrust never with a recorded trust: %+v", got)
 	}
 }

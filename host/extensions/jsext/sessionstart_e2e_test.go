@@ -24,7 +24,8 @@ func TestCommandWaitsForSessionStart(t *testing.T) {
   pi.registerCommand("state", { handler: async (_args: string, ctx: any) => { ctx.ui.notify("state=" + state); } });
 }`)
 	from := a.Len()
-	a.MustSucceed(map[string]any{"type": "prompt", "message": "/state"})
+	// The prompt is answered once the command has run, after the dialog.
+	a.Send(map[string]any{"type": "prompt", "message": "/state"})
 	a.Send(map[string]any{"type": "extension_ui_response", "id": dialog["id"], "value": "ok"})
 	got := a.WaitFrom(from, 60*time.Second, func(r e2e.Record) bool { return r["type"] == "extension_ui_request" && r["method"] == "notify" })
 	if got == nil || got["message"] != "state=ready" {
