@@ -578,6 +578,25 @@ func TestACPPermissionAndConfig(t *testing.T) {
 	s.ed.waitFor(t, "config_option_update", func(u sdk.SessionUpdate) bool {
 		return u.ConfigOptionUpdate != nil && u.ConfigOptionUpdate.ConfigOptions[0].Select.CurrentValue == "faux/faux-2"
 	})
+	// A choice is the session's: the user's settings keep their defaults
+	// unless the client asks (_meta.persist).
+	settingsFile := filepath.Join(s.env.AgentDir, "settings.json")
+	if b, _ := os.ReadFile(settingsFile); strings.Contains(string(b), "faux-2") {
+		t.Fatalf("the session's model choice was saved: %s", b)
+	}
+	if _, err := s.conn.SetSessionConfigOption(ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: s.id, ConfigId: "thinking", Value: "low"}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(settingsFile); strings.Contains(string(b), "defaultThinkingLevel") {
+		t.Fatalf("the session's thinking level was saved: %s", b)
+	}
+	if _, err := s.conn.SetSessionConfigOption(ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: s.id, ConfigId: "thinking", Value: "high", Meta: map[string]any{"persist": true}}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(settingsFile); !strings.Contains(string(b), `"defaultThinkingLevel"`) { // the model's level (faux has none: off)
+		t.Fatalf("_meta.persist did not save the level: %s", b)
+	}
 	if _, err := s.conn.SetSessionConfigOption(ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: s.id, ConfigId: "model", Value: "faux/nope"}}); err == nil {
 		t.Fatal("an unknown model was accepted")
 	}

@@ -256,17 +256,20 @@ func (a agent) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigO
 		return sdk.SetSessionConfigOptionResponse{}, err
 	}
 	value := string(v.Value)
+	// A choice is the session's; it becomes the default of later runs
+	// (settings.json) only when the client asks: "_meta": {"persist": true}.
+	persist, _ := v.Meta["persist"].(bool)
 	switch string(v.ConfigId) {
 	case optModel:
 		provider, id, ok := strings.Cut(value, "/")
 		if !ok {
 			return sdk.SetSessionConfigOptionResponse{}, invalid("model values are provider/id, got %q", value)
 		}
-		if _, err := a.s.rt.SetModel(provider, id, true); err != nil {
+		if _, err := a.s.rt.SetModel(provider, id, persist); err != nil {
 			return sdk.SetSessionConfigOptionResponse{}, invalid("%v", err)
 		}
 	case optThinking:
-		if _, err := a.s.rt.SetThinkingLevel(value, true); err != nil {
+		if _, err := a.s.rt.SetThinkingLevel(value, persist); err != nil {
 			return sdk.SetSessionConfigOptionResponse{}, invalid("%v", err)
 		}
 	default:
