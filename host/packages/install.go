@@ -374,12 +374,67 @@ func (in *Installer) run(ctx context.Context, dir string, env []string, argv ...
 	if errors.Is(err, exec.ErrNotFound) {
 		return fmt.Errorf("%s is not installed (needed for this package)", argv[0])
 	}
-	msg := lastLines(tail.String(), 3)
+	msg := failureLines(tail.String())
 	name := strings.Join(argv[:min(len(argv), 3)], " ")
 	if msg != "" {
 		return fmt.Errorf("%s failed (%v): %s", name, err, msg)
 	}
 	return fmt.Errorf("%s failed: %w", name, err)
+}
+
+// failureLines picks from a failed npm's or git's output the lines that
+// say why: npm's "npm error"/"npm ERR!" lines (its code and reason, without
+// the hints every failure repeats and the path of its debug log), git's
+// "fatal:"/"error:" lines, joined by " | ", at most six; else the last
+// three lines.
+func failureLines(s string) string {
+	var picked []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		body, isNpm := cutAny(l, "npm error ", "npm ERR! ")
+		_, isGit := cutAny(l, "fatal: ", "error: ")
+		if !isNpm && !isGit {
+			continue
+		}
+		if isNpm && (strings.TrimSpace(strings.TrimLeft(body, "0123456789")) == "" || containsAny(body, npmBoilerplate...)) {
+			continue
+		}
+		if !seen[l] {
+			seen[l] = true
+			picked = append(picked, l)
+		}
+	}
+	if len(picked) == 0 {
+		return lastLines(s, 3)
+	}
+	if len(picked) > 6 {
+		picked = picked[:6]
+	}
+	return strings.Join(picked, " | ")
+}
+
+// npmBoilerplate are the parts of npm's error lines that every failure of
+// a kind repeats and that say nothing of this one.
+var npmBoilerplate = []string{"A complete log of this run", "Note that you can also install from", "tarball, folder, http url", "In most cases you or one of your dependencies"}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutAny is strings.CutPrefix for the first of prefixes s starts with.
+func cutAny(s string, prefixes ...string) (string, bool) {
+	for _, p := range prefixes {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			return rest, true
+		}
+	}
+	return s, false
 }
 
 // lastLines returns the last n non-empty lines of s joined by " | ".
