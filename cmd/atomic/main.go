@@ -270,6 +270,15 @@ func runOnce(ctx context.Context, rt *app.Runtime, mode string, prompts []app.Pr
 			}
 		})
 	}
+	if mode == app.ModePrint {
+		// Retries are said on stderr as they happen (the answer may be
+		// a while in coming).
+		rt.Subscribe(func(ev events.Event) {
+			if r, ok := ev.(events.AutoRetryStart); ok {
+				fmt.Fprintf(stderr, "atomic: %s; retrying in %s (attempt %d of %d)\n", r.ErrorMessage, time.Duration(r.DelayMs)*time.Millisecond, r.Attempt, r.MaxAttempts)
+			}
+		})
+	}
 	var last *llm.Message
 	rt.Subscribe(func(ev events.Event) {
 		if end, ok := ev.(events.MessageEnd); ok && end.Message.Role == llm.RoleAssistant {

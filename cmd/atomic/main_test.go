@@ -209,3 +209,19 @@ func TestPrintAndJSONModesShowExtensionCommandOutput(t *testing.T) {
 		t.Errorf("json custom messages %v\n%s", shown, res.Stdout)
 	}
 }
+
+// Print mode says each retry on stderr as it happens.
+func TestPrintModeShowsRetries(t *testing.T) {
+	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-p", "hi"},
+		AgentFiles: map[string]string{"settings.json": `{"retry": {"baseDelayMs": 10}}`},
+		Script: []map[string]any{
+			{"error": "The server is overloaded", "status": 503},
+			{"text": "Recovered."},
+		}}, "", limit)
+	if res.ExitCode != 0 || res.Stdout != "Recovered.\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if !strings.Contains(res.Stderr, "retrying in 10ms (attempt 1 of 3)") || !strings.Contains(res.Stderr, "overloaded") {
+		t.Fatalf("no retry on stderr: %q", res.Stderr)
+	}
+}
