@@ -27,6 +27,9 @@ type cliFlags struct {
 	model          string
 	thinking       string
 	session        string
+	sessionID      string
+	fork           string
+	resume         bool
 	sessionDir     string
 	noSession      bool
 	continueLatest bool
@@ -63,7 +66,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	fs.StringVar(&f.provider, "provider", "", "provider of the model to use")
 	fs.StringVar(&f.model, "model", "", "model id, or provider/id, optionally with :thinking-level")
 	fs.StringVar(&f.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh, max")
-	fs.StringVar(&f.session, "session", "", "open (or create) this session file")
+	fs.StringVar(&f.session, "session", "", "open a session: a file path, or a session id or its prefix")
+	fs.StringVar(&f.sessionID, "session-id", "", "open this directory's session with this id, or create one with it")
+	fs.StringVar(&f.fork, "fork", "", "fork a session (path, id or id prefix) into a new session of this directory")
+	fs.BoolVarP(&f.resume, "resume", "r", false, "choose a session to resume (needs the terminal UI)")
 	fs.StringVar(&f.sessionDir, "session-dir", "", "directory for session files")
 	fs.BoolVar(&f.noSession, "no-session", false, "keep the session in memory only")
 	fs.BoolVarP(&f.continueLatest, "continue", "c", false, "continue the latest session of this directory")
@@ -168,6 +174,20 @@ func (f *cliFlags) validate() error {
 		if len(bad) > 0 {
 			return fmt.Errorf("unknown tool %s in --tools (built-in tools: %s; extension tools are always active)", strings.Join(bad, ", "), strings.Join(known, ", "))
 		}
+	}
+	if f.fork != "" && (f.session != "" || f.continueLatest || f.resume || f.noSession) {
+		return errors.New("--fork cannot be combined with --session, --continue, --resume or --no-session")
+	}
+	if f.sessionID != "" {
+		if f.session != "" || f.continueLatest || f.resume {
+			return errors.New("--session-id cannot be combined with --session, --continue or --resume")
+		}
+		if err := app.CheckSessionID(f.sessionID); err != nil {
+			return err
+		}
+	}
+	if f.resume {
+		return errors.New("--resume opens the session list of the terminal UI, which atomic does not have yet; use --session <id or prefix> or -c")
 	}
 	for _, e := range f.extensions {
 		// A local -e path that is not there is an error once, here (not a

@@ -160,7 +160,7 @@ func run(args []string) int {
 	rt, err := app.New(app.Options{
 		Cwd: cwd, Mode: mode, SettingsOverrides: overrides,
 		Provider: f.provider, Model: f.model, ThinkingLevel: f.thinking,
-		NoSession: f.noSession, SessionPath: f.session, Continue: f.continueLatest, SessionName: f.name,
+		NoSession: f.noSession, SessionPath: f.session, SessionID: f.sessionID, Fork: f.fork, Continue: f.continueLatest, SessionName: f.name,
 		Tools: tools, NoTools: f.noTools,
 		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: appendedSystemPrompt(f.appendSystem),
 		Skills: f.skills, PromptTemplates: f.promptTmpls,

@@ -49,7 +49,9 @@ type Options struct {
 	ThinkingLevel string // --thinking
 
 	NoSession   bool
-	SessionPath string // --session: open (or create) this file
+	SessionPath string // --session: a file to open (or create), or a session id or its prefix
+	SessionID   string // --session-id: this directory's session with this id, or a new one with it
+	Fork        string // --fork: a session (path, id or prefix) forked into a new one of this directory
 	Continue    bool   // -c: continue the latest session of the cwd
 	SessionName string
 

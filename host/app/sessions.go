@@ -136,16 +136,9 @@ func (rt *Runtime) openInitialSession() error {
 	loaded := false
 	switch {
 	case rt.opts.NoSession:
-	case rt.opts.SessionPath != "":
-		p := rt.resolvePath(rt.opts.SessionPath)
+	case rt.opts.Fork != "" || rt.opts.SessionPath != "" || rt.opts.SessionID != "":
 		var err error
-		s, err = session.Open(p, cwd)
-		if errors.Is(err, session.ErrNotFound) {
-			s, err = session.New(p, cwd, ""), nil
-		} else {
-			loaded = true
-		}
-		if err != nil {
+		if s, loaded, err = rt.initialFromArgs(cwd); err != nil {
 			return err
 		}
 	case rt.opts.Continue:

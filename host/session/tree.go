@@ -176,8 +176,14 @@ func Filename(t time.Time, id string) string {
 }
 
 // NewIn returns a new session for cwd whose file goes into dir.
-func NewIn(dir, cwd, parent string) *Session {
+func NewIn(dir, cwd, parent string) *Session { return NewInWithID(dir, cwd, parent, "") }
+
+// NewInWithID is NewIn with the session id given ("" for a new one).
+func NewInWithID(dir, cwd, parent, id string) *Session {
 	s := newSession("", cwd, parent)
+	if id != "" {
+		s.header.ID = id
+	}
 	s.path = filepath.Join(dir, Filename(time.Now(), s.header.ID))
 	return s
 }
