@@ -309,6 +309,7 @@ func TestPrintModeDialogsResolveToDefaults(t *testing.T) {
 	pd := e2e.PluginDir(t, t.TempDir(), "p", bin, "--confirm-bash")
 	script := []map[string]any{bashCall("echo should-not-run"), {"text": "finished"}}
 	a := e2e.Start(t, e2e.Options{NoMode: true, RawStdout: true, Args: []string{"-p", "-e", pd, "go"}, Script: script})
+	a.CloseStdin() // piped stdin is read to its end first, as pi 1.6 reads it
 	start := time.Now()
 	if code := a.Wait(20 * time.Second); code != 0 {
 		t.Fatalf("exit %d: %s", code, a.Stderr())
