@@ -19,6 +19,7 @@ import (
 	"github.com/atomic-go/atomic/host/extensions/hostsvc"
 	"github.com/atomic-go/atomic/host/hooks"
 	pb "github.com/atomic-go/atomic/proto/atomic/plugin/v1"
+	"github.com/atomic-go/atomic/sdk"
 )
 
 // The host port of js/api.js in goja: every HostService method, called in
@@ -44,8 +45,10 @@ func (a portAPI) exports() map[string]any {
 
 // portMethod is one unary HostService method of hostsvc.Server.
 type portMethod struct {
-	fn  reflect.Value // func(*Server, context.Context, *Req) (*Resp, error)
-	req reflect.Type  // *Req
+	name string
+	fn   reflect.Value // func(*Server, context.Context, *Req) (*Resp, error)
+	req  reflect.Type  // *Req
+	resp reflect.Type  // *Resp
 }
 
 var (
@@ -72,7 +75,7 @@ func methods() map[string]portMethod {
 			if ft.NumIn() != 3 || ft.In(1) != ctxType || !ft.In(2).Implements(msgType) || ft.NumOut() != 2 || ft.Out(1) != errType {
 				continue
 			}
-			portMethods[string(md.Name())] = portMethod{fn: m.Func, req: ft.In(2)}
+			portMethods[string(md.Name())] = portMethod{name: string(md.Name()), fn: m.Func, req: ft.In(2), resp: ft.Out(0)}
 		}
 	})
 	return portMethods
@@ -101,8 +104,16 @@ func (a portAPI) request(method, reqJSON string) (portMethod, proto.Message) {
 	return m, req
 }
 
-// invoke calls the method and encodes its response.
+// invokePort calls the method and encodes its response.
 func (s *Script) invokePort(ctx context.Context, c *call, m portMethod, req proto.Message) (string, error) {
+	// (An isolated script's registrations stay in the child, whose
+	// plugin serves what it registered while loading.)
+	if h, ok := c.host.(*sdkHost); ok && m.name != "UpdateRegistrations" {
+		if raw, ok := h.h.(sdk.RawHost); ok {
+			// An isolated script: the agent serves the call as it is.
+			return forward(h.callCtx(ctx), raw, m, req)
+		}
+	}
 	out := m.fn.Call([]reflect.Value{reflect.ValueOf(s.server(c)), reflect.ValueOf(ctx), reflect.ValueOf(req)})
 	if err, _ := out[1].Interface().(error); err != nil {
 		return "", portError(err)
@@ -110,6 +121,24 @@ func (s *Script) invokePort(ctx context.Context, c *call, m portMethod, req prot
 	resp, _ := out[0].Interface().(proto.Message)
 	if resp == nil || !resp.ProtoReflect().IsValid() {
 		return "{}", nil
+	}
+	return string(encodeMessage(resp.ProtoReflect())), nil
+}
+
+// forward makes the call on the agent's HostService (the message as it
+// is, the response decoded as hostsvc.Server's would be).
+func forward(ctx context.Context, raw sdk.RawHost, m portMethod, req proto.Message) (string, error) {
+	in, err := proto.Marshal(req)
+	if err != nil {
+		return "", err
+	}
+	out, err := raw.CallHost(ctx, m.name, in)
+	if err != nil {
+		return "", portError(err)
+	}
+	resp := reflect.New(m.resp.Elem()).Interface().(proto.Message)
+	if err := proto.Unmarshal(out, resp); err != nil {
+		return "", fmt.Errorf("%s: the agent's answer does not decode: %w", m.name, err)
 	}
 	return string(encodeMessage(resp.ProtoReflect())), nil
 }
