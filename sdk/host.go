@@ -4,14 +4,58 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+
+	"google.golang.org/grpc"
 
 	pb "github.com/atomic-go/atomic/proto/atomic/plugin/v1"
 )
 
 // grpcHost is the Host served by the agent through the go-plugin broker.
 type grpcHost struct {
-	c pb.HostServiceClient
+	c  pb.HostServiceClient
+	cc grpc.ClientConnInterface
 }
+
+// RawHost is implemented by the Host that Serve gives a plugin: one
+// HostService call by method name ("SetLabel"), the request and the
+// response in protobuf's wire form. For programs that carry the
+// protocol's messages themselves (atomic's isolated scripts forward
+// their host calls as they are); the errors are gRPC statuses.
+type RawHost interface {
+	CallHost(ctx context.Context, method string, req []byte) ([]byte, error)
+}
+
+var _ RawHost = (*grpcHost)(nil)
+
+// CallHost implements RawHost.
+func (h *grpcHost) CallHost(ctx context.Context, method string, req []byte) ([]byte, error) {
+	var resp []byte
+	err := h.cc.Invoke(ctx, "/atomic.plugin.v1.HostService/"+method, &req, &resp, grpc.ForceCodec(rawCodec{}))
+	return resp, err
+}
+
+// rawCodec passes messages already in protobuf's wire form.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) ([]byte, error) {
+	b, ok := v.(*[]byte)
+	if !ok {
+		return nil, fmt.Errorf("raw codec: unexpected %T", v)
+	}
+	return *b, nil
+}
+
+func (rawCodec) Unmarshal(data []byte, v any) error {
+	b, ok := v.(*[]byte)
+	if !ok {
+		return fmt.Errorf("raw codec: unexpected %T", v)
+	}
+	*b = append([]byte(nil), data...)
+	return nil
+}
+
+func (rawCodec) Name() string { return "proto" }
 
 func marshalOpt(v any) ([]byte, error) {
 	if v == nil {
@@ -203,32 +247,35 @@ func (h *grpcHost) RegisterMCPServer(ctx context.Context, name string, config js
 // ErrNoHost is returned by host calls made before the agent connected.
 var ErrNoHost = errors.New("the agent has not connected yet")
 
-// noHost answers every call with ErrNoHost.
-type noHost struct{}
+// NoHost is the Host before the agent connected: every call answers
+// ErrNoHost (atomic's isolated scripts use it while they load).
+type NoHost struct{}
 
-func (noHost) SendMessage(context.Context, CustomMessage, SendOptions) error { return ErrNoHost }
-func (noHost) SendUserMessage(context.Context, any, string) error            { return ErrNoHost }
-func (noHost) AppendEntry(context.Context, string, any) (string, error)      { return "", ErrNoHost }
-func (noHost) SetSessionName(context.Context, string) error                  { return ErrNoHost }
-func (noHost) SetLabel(context.Context, string, string) error                { return ErrNoHost }
-func (noHost) Session(context.Context, SessionQuery) (*SessionView, error)   { return nil, ErrNoHost }
-func (noHost) ContextUsage(context.Context) (*ContextUsage, error)           { return nil, ErrNoHost }
-func (noHost) Tools(context.Context) ([]string, []ToolInfo, error)           { return nil, nil, ErrNoHost }
-func (noHost) SetActiveTools(context.Context, []string) error                { return ErrNoHost }
-func (noHost) Model(context.Context) (*Model, string, error)                 { return nil, "", ErrNoHost }
-func (noHost) SetModel(context.Context, string, string) (bool, error)        { return false, ErrNoHost }
-func (noHost) SetThinkingLevel(context.Context, string) (string, error)      { return "", ErrNoHost }
-func (noHost) Abort(context.Context) error                                   { return ErrNoHost }
-func (noHost) UI(context.Context, string, map[string]any) (UIAnswer, error) {
+var _ Host = NoHost{}
+
+func (NoHost) SendMessage(context.Context, CustomMessage, SendOptions) error { return ErrNoHost }
+func (NoHost) SendUserMessage(context.Context, any, string) error            { return ErrNoHost }
+func (NoHost) AppendEntry(context.Context, string, any) (string, error)      { return "", ErrNoHost }
+func (NoHost) SetSessionName(context.Context, string) error                  { return ErrNoHost }
+func (NoHost) SetLabel(context.Context, string, string) error                { return ErrNoHost }
+func (NoHost) Session(context.Context, SessionQuery) (*SessionView, error)   { return nil, ErrNoHost }
+func (NoHost) ContextUsage(context.Context) (*ContextUsage, error)           { return nil, ErrNoHost }
+func (NoHost) Tools(context.Context) ([]string, []ToolInfo, error)           { return nil, nil, ErrNoHost }
+func (NoHost) SetActiveTools(context.Context, []string) error                { return ErrNoHost }
+func (NoHost) Model(context.Context) (*Model, string, error)                 { return nil, "", ErrNoHost }
+func (NoHost) SetModel(context.Context, string, string) (bool, error)        { return false, ErrNoHost }
+func (NoHost) SetThinkingLevel(context.Context, string) (string, error)      { return "", ErrNoHost }
+func (NoHost) Abort(context.Context) error                                   { return ErrNoHost }
+func (NoHost) UI(context.Context, string, map[string]any) (UIAnswer, error) {
 	return UIAnswer{Cancelled: true}, ErrNoHost
 }
-func (noHost) Exec(context.Context, string, []string, ExecOptions) (*ExecResult, error) {
+func (NoHost) Exec(context.Context, string, []string, ExecOptions) (*ExecResult, error) {
 	return nil, ErrNoHost
 }
-func (noHost) Commands(context.Context) ([]CommandInfo, error)  { return nil, ErrNoHost }
-func (noHost) State(context.Context) (*State, error)            { return nil, ErrNoHost }
-func (noHost) Compact(context.Context) (json.RawMessage, error) { return nil, ErrNoHost }
-func (noHost) RegisterMCPServer(context.Context, string, json.RawMessage) error {
+func (NoHost) Commands(context.Context) ([]CommandInfo, error)  { return nil, ErrNoHost }
+func (NoHost) State(context.Context) (*State, error)            { return nil, ErrNoHost }
+func (NoHost) Compact(context.Context) (json.RawMessage, error) { return nil, ErrNoHost }
+func (NoHost) RegisterMCPServer(context.Context, string, json.RawMessage) error {
 	return ErrNoHost
 }
 

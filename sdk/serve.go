@@ -87,7 +87,7 @@ func (s *server) Describe(ctx context.Context, req *pb.DescribeRequest) (*pb.Des
 		if err != nil {
 			return nil, fmt.Errorf("connect to the host service: %w", err)
 		}
-		s.host = &grpcHost{c: pb.NewHostServiceClient(conn)}
+		s.host = &grpcHost{c: pb.NewHostServiceClient(conn), cc: conn}
 	}
 	s.flags = map[string]string{}
 	for _, f := range s.ext.flags {
@@ -160,7 +160,7 @@ func (s *server) context(ctx context.Context, hc *pb.HandlerContext) *Context {
 	host, flags := s.host, s.flags
 	s.mu.Unlock()
 	if host == nil {
-		host = noHost{}
+		host = NoHost{}
 	}
 	info := contextInfo(hc, flags)
 	if hc != nil && hc.CallId != "" {
@@ -178,9 +178,24 @@ func (s *server) HandleEvent(ctx context.Context, req *pb.HandleEventRequest) (*
 		res, err = s.ext.HandleEvent(s.context(ctx, req.Context), req.Event, req.PayloadJson)
 	}
 	if err != nil {
-		return &pb.HandleEventResponse{Error: err.Error()}, nil
+		return &pb.HandleEventResponse{Error: err.Error(), HandlerErrors: handlerErrors(err)}, nil
 	}
 	return &pb.HandleEventResponse{ResultJson: res}, nil
+}
+
+// handlerErrors lists the errors of an error that wraps several
+// (errors.Join): several handlers run by one call failed, and the agent
+// reports each as an extension_error of its own.
+func handlerErrors(err error) []string {
+	several, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(several.Unwrap()) < 2 {
+		return nil
+	}
+	var out []string
+	for _, e := range several.Unwrap() {
+		out = append(out, e.Error())
+	}
+	return out
 }
 
 func (s *server) HandleEvents(ctx context.Context, req *pb.HandleEventsRequest) (*pb.HandleEventsResponse, error) {

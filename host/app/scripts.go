@@ -25,7 +25,7 @@ func ServeScriptChild(args []string) int { return jsext.ServeChild(args) }
 func (rt *Runtime) scriptRuntime(plugins *grpcext.Runtime) extensions.Runtime {
 	goja := &jsext.Runtime{
 		Log: rt.log, HostVersion: rt.opts.HostVersion, AgentDir: rt.paths.AgentDir,
-		FlagValues: rt.opts.ExtensionFlags, OnError: rt.reportExtensionError, Process: plugins,
+		FlagValues: rt.opts.ExtensionFlags, Process: plugins,
 		Offline: rt.offline(),
 	}
 	node := &nodeext.Runtime{

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -213,8 +214,31 @@ func (b *Bus) report(s Subscriber, event string, err error) {
 	if b.OnError == nil || err == nil {
 		return
 	}
+	var several HandlerErrors
+	if errors.As(err, &several) {
+		for _, e := range several {
+			b.OnError(ExtensionError{ExtensionPath: s.Path(), Event: event, Error: e.Error()})
+		}
+		return
+	}
 	b.OnError(ExtensionError{ExtensionPath: s.Path(), Event: event, Error: err.Error()})
 }
+
+// HandlerErrors are the failures of several handlers of one subscriber
+// that ran in one call (a notification's): each is reported as an
+// extension_error of its own, as pi reports each failed handler.
+type HandlerErrors []error
+
+func (h HandlerErrors) Error() string {
+	msgs := make([]string, len(h))
+	for i, e := range h {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap returns the failures.
+func (h HandlerErrors) Unwrap() []error { return h }
 
 func timeoutFor(s Subscriber, event string) time.Duration {
 	if tp, ok := s.(TimeoutProvider); ok {

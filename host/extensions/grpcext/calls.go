@@ -137,6 +137,13 @@ func (p *Plugin) handle(ctx context.Context, ev *hooks.Event, index *uint32) (js
 	if err != nil {
 		return nil, p.callError(in, err)
 	}
+	if len(resp.HandlerErrors) > 1 {
+		several := make(hooks.HandlerErrors, len(resp.HandlerErrors))
+		for i, e := range resp.HandlerErrors {
+			several[i] = errors.New(e)
+		}
+		return nil, several
+	}
 	if resp.Error != "" {
 		return nil, errors.New(resp.Error)
 	}

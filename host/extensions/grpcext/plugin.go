@@ -32,6 +32,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/extensions/hostsvc"
 	"github.com/atomic-go/atomic/host/tools"
 	pb "github.com/atomic-go/atomic/proto/atomic/plugin/v1"
 	"github.com/atomic-go/atomic/sdk"
@@ -432,7 +433,7 @@ func (p *Plugin) describe(ctx context.Context, in *instance) (*pb.DescribeRespon
 	brokerID := in.broker.NextId()
 	go in.broker.AcceptAndServe(brokerID, func(opts []grpc.ServerOption) *grpc.Server {
 		s := grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(tools.MaxForeignMessage))...)
-		pb.RegisterHostServiceServer(s, &hostServer{p: p})
+		pb.RegisterHostServiceServer(s, p.hostServer())
 		return s
 	})
 	startTimeout := 10 * time.Second
@@ -527,19 +528,7 @@ func callContext(ctx context.Context, in *instance) (context.Context, func()) {
 }
 
 func (p *Plugin) handlerContext(callID string) *pb.HandlerContext {
-	return handlerContextProto(p.host.HandlerContext(), callID)
-}
-
-// handlerContextProto is a handler context as the protocol sends it.
-func handlerContextProto(hc extensions.HandlerContext, callID string) *pb.HandlerContext {
-	out := &pb.HandlerContext{
-		Cwd: hc.Cwd, Mode: hc.Mode, HasUi: hc.HasUI, SessionId: hc.SessionID, SessionFile: hc.SessionFile,
-		ThinkingLevel: hc.ThinkingLevel, IsIdle: hc.IsIdle, CallId: callID, ProjectTrusted: hc.ProjectTrusted,
-	}
-	if hc.Model != nil {
-		out.ModelJson, _ = json.Marshal(hc.Model)
-	}
-	return out
+	return hostsvc.HandlerContext(p.host.HandlerContext(), callID)
 }
 
 // updateRegistrations replaces the registration fields of the plugin's

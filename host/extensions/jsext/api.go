@@ -6,15 +6,12 @@ import (
 	"github.com/dop251/goja"
 )
 
-// The native half of the extension API (the prelude's `native`), one Go
+// The natives of goja's engine (the prelude's `native`), one Go
 // type per area of the API, each listing its members in exports():
 //
-//	registryAPI  (api_registry.go)  pi.on, registerCommand/Tool/Flag, getFlag, registerMcpServer
-//	sessionAPI   (api_session.go)   messages, entries, names, labels, the session view, session control, compact
-//	agentAPI     (api_agent.go)     tools, commands, model and thinking level, idle state, context usage, abort
-//	uiAPI        (api_ui.go)        ctx.ui: dialogs and notifications
-//	execAPI      (api_exec.go)      cancellation tokens, pi.exec, child_process, the built-in tools
-//	callAPI      (api_calls.go)     calls in flight (tool updates, abort signals, errors) and the shared event bus
+//	portAPI      (port.go)          the host port of js/api.js: every HostService method, the call's handler context
+//	execAPI      (api_exec.go)      cancellation tokens, child_process, the built-in tools
+//	callAPI      (api_calls.go)     calls in flight (tool updates, abort signals), flags and the shared event bus
 //	envAPI       (api_env.go)       logging, encodings, process facts for globals.js
 //
 // Simple results are plain values (booleans, strings, numbers); objects
@@ -36,8 +33,7 @@ func (s *Script) natives(r *goja.Runtime) *goja.Object {
 	}
 	lazy := &lazyObject{r: r, defs: map[string]any{}, vals: map[string]goja.Value{}}
 	for _, area := range []nativeArea{
-		registryAPI{s, r}, sessionAPI{s, r}, agentAPI{s, r}, uiAPI{s, r},
-		execAPI{s, r}, callAPI{s, r}, envAPI{s, r},
+		portAPI{s, r}, execAPI{s, r}, callAPI{s, r}, envAPI{s, r},
 	} {
 		for name, v := range area.exports() {
 			if _, dup := lazy.defs[name]; dup {

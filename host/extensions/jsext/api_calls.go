@@ -11,8 +11,8 @@ import (
 )
 
 // callAPI serves the calls in flight (a tool's partial results, the
-// abort signal of a call, a notification handler's failure) and the event
-// bus the scripts of this process share (pi.events).
+// abort signal of a call), the flags' values and the event bus the
+// scripts of this process share (pi.events).
 type callAPI struct {
 	s *Script
 	r *goja.Runtime
@@ -21,12 +21,11 @@ type callAPI struct {
 func (a callAPI) exports() map[string]any {
 	rt := a.s.rt
 	return map[string]any{
-		"toolUpdate":     a.toolUpdate,
-		"bindSignal":     a.bindSignal,
-		"isNotification": func(event string) bool { return hooks.Kinds[event] == hooks.Notify },
-		"reportError":    a.reportError,
-		"listen":         func(channel string, on bool) { rt.bus().listen(a.s, channel, on) },
-		"emit":           func(channel, payload string) { rt.bus().emit(a.s, channel, payload) },
+		"toolUpdate": a.toolUpdate,
+		"bindSignal": a.bindSignal,
+		"flagValue":  a.flagValue,
+		"listen":     func(channel string, on bool) { rt.bus().listen(a.s, channel, on) },
+		"emit":       func(channel, payload string) { rt.bus().emit(a.s, channel, payload) },
 	}
 }
 
@@ -68,9 +67,11 @@ func (a callAPI) bindSignal(id goja.Value, fnv goja.Value) {
 	c.stops = append(c.stops, stop)
 }
 
-// reportError reports one failed handler of a notification (the others
-// still run).
-func (a callAPI) reportError(event string, errVal goja.Value) {
-	s := a.s
-	s.rt.report(hooks.ExtensionError{ExtensionPath: s.spec.Path, Event: event, Error: s.thrownText(errVal)}, s.log)
+// flagValue is the flag's value on the command line (undefined when it
+// was not given).
+func (a callAPI) flagValue(name string) goja.Value {
+	if v, ok := a.s.rt.flagValue(name); ok {
+		return a.r.ToValue(v)
+	}
+	return goja.Undefined()
 }

@@ -3,16 +3,14 @@ package jsext
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/dop251/goja"
 
-	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/extensions/jsext/nodecompat"
 )
 
-// execAPI starts programs and tools: pi.exec and child_process (through
-// the host's Exec, or spawned here), the built-in tools of the pi
+// execAPI starts programs and tools: child_process (through the host's
+// Exec, or spawned here), the built-in tools of the pi
 // package, and the cancellation tokens their JavaScript side holds.
 type execAPI struct {
 	s *Script
@@ -31,33 +29,20 @@ func (a execAPI) exports() map[string]any {
 	}
 }
 
-// exec runs a program through the host until the token is cancelled; the
-// promise settles with {stdout, stderr, code, killed} as JSON.
+// exec runs a program for child_process through the host port's Exec
+// until the token is cancelled; the promise settles with the
+// ExecResponse {stdout, stderr, code, killed} as JSON.
 func (a execAPI) exec(token int64, command, argsJSON, cwd string, timeoutMs int64) goja.Value {
-	s := a.s
-	args := mustJSON[[]string](a.r, "exec", argsJSON)
-	checkExecPaths(a.r, command, cwd)
-	host := s.defaultHost()
-	ctx, done := s.tokenContext(context.Background(), token)
-	return s.async(a.r, func() (any, error) {
-		defer done()
-		res, err := host.Exec(ctx, command, args, cwd, time.Duration(timeoutMs)*time.Millisecond)
-		if err != nil {
-			return nil, err
-		}
-		return execJSON(res), nil
-	}, jsonResult)
+	return portAPI(a).hostAsync(a.r.ToValue(0), "Exec", execRequest(a.r, command, argsJSON, cwd, timeoutMs), token, false)
 }
 
 // execSync is exec for child_process's synchronous forms (blocks the loop).
 func (a execAPI) execSync(command, argsJSON, cwd string, timeoutMs int64) string {
-	args := mustJSON[[]string](a.r, "execSync", argsJSON)
-	checkExecPaths(a.r, command, cwd)
-	res, err := a.s.defaultHost().Exec(context.Background(), command, args, cwd, time.Duration(timeoutMs)*time.Millisecond)
-	if err != nil {
-		panic(jsErrorValue(a.r, err.Error()))
-	}
-	return jsString(execJSON(res))
+	return portAPI(a).host(a.r.ToValue(0), "Exec", execRequest(a.r, command, argsJSON, cwd, timeoutMs))
+}
+
+func execRequest(r *goja.Runtime, command, argsJSON, cwd string, timeoutMs int64) string {
+	return jsString(map[string]any{"command": command, "args": mustJSON[[]string](r, "exec", argsJSON), "cwd": cwd, "timeout_ms": max(timeoutMs, 0)})
 }
 
 func (a execAPI) spawn(file, argsJSON, cwd, envJSON string, onEvent goja.Callable) goja.Value {
@@ -72,10 +57,6 @@ func (a execAPI) spawn(file, argsJSON, cwd, envJSON string, onEvent goja.Callabl
 
 func (a execAPI) runBuiltinTool(token int64, name, cwd, argsJSON, envJSON string, onUpdate goja.Value) goja.Value {
 	return a.s.runBuiltinTool(a.r, token, name, cwd, argsJSON, envJSON, onUpdate)
-}
-
-func execJSON(res extensions.ExecResult) map[string]any {
-	return map[string]any{"stdout": res.Stdout, "stderr": res.Stderr, "code": res.Code, "killed": res.Killed}
 }
 
 // checkExecPaths applies checkScriptPath to the paths a program is started

@@ -60,18 +60,6 @@ func jsonResult(r *goja.Runtime, v any, err error) (goja.Value, goja.Value) {
 	return r.ToValue(string(b)), nil
 }
 
-// plainResult settles with the value as it is (undefined for nil) or
-// rejects with the error.
-func plainResult(r *goja.Runtime, v any, err error) (goja.Value, goja.Value) {
-	if err != nil {
-		return nil, jsErrorValue(r, err.Error())
-	}
-	if v == nil {
-		return goja.Undefined(), nil
-	}
-	return r.ToValue(v), nil
-}
-
 // mustJSON decodes an argument the prelude sent as JSON ("" for none),
 // throwing a TypeError naming what for a bad one.
 func mustJSON[T any](r *goja.Runtime, what, s string) T {

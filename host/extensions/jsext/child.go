@@ -67,7 +67,7 @@ func ServeChild(args []string) int {
 	})
 
 	rt := &Runtime{Log: log, AgentDir: *agentDir, HostVersion: *hostVersion, Offline: *offline, child: true}
-	conn := &pendingHost{sdkHost: sdkHost{h: notConnected{}}}
+	conn := &pendingHost{sdkHost: sdkHost{h: sdk.NoHost{}}}
 	ctx, cancel := context.WithTimeout(context.Background(), *loadTimeout)
 	s, err := rt.loadScript(ctx, extensions.Spec{Path: path, Kind: extensions.KindScript}, conn)
 	cancel()
@@ -233,55 +233,4 @@ func (p *pendingHost) takeMCPServers() []pendingMCP {
 func (p *pendingHost) HandlerContext() extensions.HandlerContext {
 	cwd, _ := os.Getwd()
 	return extensions.HandlerContext{Cwd: cwd, Mode: "rpc"}
-}
-
-// notConnected is the SDK host before the agent connects.
-type notConnected struct{}
-
-var errNotConnected = fmt.Errorf("the agent has not connected yet")
-
-func (notConnected) SendMessage(context.Context, sdk.CustomMessage, sdk.SendOptions) error {
-	return errNotConnected
-}
-func (notConnected) SendUserMessage(context.Context, any, string) error { return errNotConnected }
-func (notConnected) AppendEntry(context.Context, string, any) (string, error) {
-	return "", errNotConnected
-}
-func (notConnected) SetSessionName(context.Context, string) error   { return errNotConnected }
-func (notConnected) SetLabel(context.Context, string, string) error { return errNotConnected }
-func (notConnected) Session(context.Context, sdk.SessionQuery) (*sdk.SessionView, error) {
-	return nil, errNotConnected
-}
-func (notConnected) ContextUsage(context.Context) (*sdk.ContextUsage, error) {
-	return nil, errNotConnected
-}
-func (notConnected) Tools(context.Context) ([]string, []sdk.ToolInfo, error) {
-	return nil, nil, errNotConnected
-}
-func (notConnected) SetActiveTools(context.Context, []string) error { return errNotConnected }
-func (notConnected) Model(context.Context) (*sdk.Model, string, error) {
-	return nil, "", errNotConnected
-}
-func (notConnected) SetModel(context.Context, string, string) (bool, error) {
-	return false, errNotConnected
-}
-func (notConnected) SetThinkingLevel(context.Context, string) (string, error) {
-	return "", errNotConnected
-}
-func (notConnected) Abort(context.Context) error { return errNotConnected }
-func (notConnected) UI(context.Context, string, map[string]any) (sdk.UIAnswer, error) {
-	return sdk.UIAnswer{Cancelled: true}, errNotConnected
-}
-func (notConnected) Exec(context.Context, string, []string, sdk.ExecOptions) (*sdk.ExecResult, error) {
-	return nil, errNotConnected
-}
-func (notConnected) Commands(context.Context) ([]sdk.CommandInfo, error) {
-	return nil, errNotConnected
-}
-func (notConnected) State(context.Context) (*sdk.State, error) { return nil, errNotConnected }
-func (notConnected) Compact(context.Context) (json.RawMessage, error) {
-	return nil, errNotConnected
-}
-func (notConnected) RegisterMCPServer(context.Context, string, json.RawMessage) error {
-	return errNotConnected
 }

@@ -36,14 +36,12 @@ func (s *syncBuffer) String() string {
 }
 
 type harness struct {
-	t      *testing.T
-	rt     *Runtime
-	fake   *sdktest.FakeHost
-	host   extensions.Host
-	logs   *syncBuffer
-	errs   []hooks.ExtensionError
-	errsMu sync.Mutex
-	dir    string
+	t    *testing.T
+	rt   *Runtime
+	fake *sdktest.FakeHost
+	host extensions.Host
+	logs *syncBuffer
+	dir  string
 }
 
 func newHarness(t *testing.T) *harness {
@@ -53,11 +51,6 @@ func newHarness(t *testing.T) *harness {
 	h.rt = &Runtime{
 		Log:      slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		CacheDir: filepath.Join(h.dir, "cache"), HostVersion: "test", AgentDir: h.dir,
-		OnError: func(e hooks.ExtensionError) {
-			h.errsMu.Lock()
-			h.errs = append(h.errs, e)
-			h.errsMu.Unlock()
-		},
 	}
 	return h
 }

@@ -25,7 +25,7 @@ func StandIns() (modules, sources map[string]string) {
 // and stale-context rule of a command's ctx, and ui.js, ctx.ui.
 func SharedSources() map[string]string {
 	out := map[string]string{}
-	for _, f := range []string{"sessionctl.js", "ui.js"} {
+	for _, f := range []string{"api.js", "sessionctl.js", "ui.js"} {
 		if src, err := jsFiles.ReadFile("js/" + f); err == nil {
 			out[f] = string(src)
 		}

@@ -28,7 +28,6 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/atomic-go/atomic/host/extensions"
-	"github.com/atomic-go/atomic/host/hooks"
 )
 
 // Runtime loads script extensions (extensions.Runtime).
@@ -44,9 +43,6 @@ type Runtime struct {
 	FlagValues map[string]string
 	// CacheDir holds transformed scripts; "" means DefaultCacheDir().
 	CacheDir string
-	// OnError reports failures that are not the result of a call (a
-	// failing handler among several of one script for one event).
-	OnError func(hooks.ExtensionError)
 	// Process loads scripts with "isolation": "process" (a gRPC plugin
 	// runtime); nil runs them in process.
 	Process extensions.Runtime
@@ -123,14 +119,6 @@ func (rt *Runtime) setFlagValues(v map[string]string) {
 	rt.flagMu.Lock()
 	rt.FlagValues = v
 	rt.flagMu.Unlock()
-}
-
-func (rt *Runtime) report(e hooks.ExtensionError, log *slog.Logger) {
-	if rt.OnError != nil {
-		rt.OnError(e)
-		return
-	}
-	log.Warn("extension error", "event", e.Event, "error", e.Error)
 }
 
 // Accepts implements extensions.Runtime.

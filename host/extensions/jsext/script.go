@@ -2,6 +2,7 @@ package jsext
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/extensions/jsext/nodecompat"
+	pb "github.com/atomic-go/atomic/proto/atomic/plugin/v1"
 )
 
 // Script is one loaded script extension running in this process.
@@ -58,9 +60,9 @@ type Script struct {
 
 // jsFuncs are the prelude's entry points (loop only).
 type jsFuncs struct {
-	dispatch, runCommand, complete, executeTool, deliverShared, finishLoading goja.Callable
-	stringify                                                                 goja.Callable
-	pi                                                                        goja.Value
+	dispatch, runCommand, complete, executeTool, deliverShared, finishLoading, describe goja.Callable
+	stringify                                                                           goja.Callable
+	pi                                                                                  goja.Value
 }
 
 var (
@@ -147,7 +149,7 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 		if _, err := s.fn.finishLoading(goja.Undefined()); err != nil {
 			return nil, s.jsError(err)
 		}
-		return nil, nil
+		return nil, s.takeRegistrations()
 	})
 	if err != nil {
 		// Disposed of completely: its pi.events subscriptions and pending
@@ -166,6 +168,19 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 	return s, nil
 }
 
+// takeRegistrations reads what the factory registered (loop only).
+func (s *Script) takeRegistrations() error {
+	v, err := s.fn.describe(goja.Undefined())
+	if err != nil {
+		return s.jsError(err)
+	}
+	var d pb.DescribeResponse
+	if err := decodeMessage(d.ProtoReflect(), json.RawMessage(v.String())); err != nil {
+		return fmt.Errorf("the extension's registrations: %w", err)
+	}
+	return s.setRegistrations(&d)
+}
+
 // start sets up the runtime (globals, API, require) and runs the script
 // and its factory; it returns the factory's result (maybe a promise).
 func (s *Script) start(r *goja.Runtime, mods *scriptModules) (goja.Value, error) {
@@ -182,7 +197,11 @@ func (s *Script) start(r *goja.Runtime, mods *scriptModules) (goja.Value, error)
 	if err != nil {
 		return nil, err
 	}
-	api, err := s.runBuiltin(r, "prelude.js", native, sessionControl, ui)
+	makeAPI, err := builtinModule(r, "api.js")
+	if err != nil {
+		return nil, err
+	}
+	api, err := s.runBuiltin(r, "prelude.js", native, makeAPI, sessionControl, ui)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +213,7 @@ func (s *Script) start(r *goja.Runtime, mods *scriptModules) (goja.Value, error)
 	s.fn = jsFuncs{
 		dispatch: get("dispatch"), runCommand: get("runCommand"), complete: get("complete"),
 		executeTool: get("executeTool"), deliverShared: get("deliverShared"), finishLoading: get("finishLoading"),
-		pi: obj.Get("pi"),
+		describe: get("describe"), pi: obj.Get("pi"),
 	}
 	s.fn.stringify, _ = goja.AssertFunction(r.Get("JSON").ToObject(r).Get("stringify"))
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/dop251/goja"
@@ -186,7 +187,7 @@ func (s *Script) handle(ctx context.Context, host extensions.Host, ev *hooks.Eve
 		return s.fn.dispatch(goja.Undefined(), id, r.ToValue(name), r.ToValue(string(payload)), r.ToValue(index))
 	}, func(r *goja.Runtime, val goja.Value, rejected bool) (any, error) {
 		if rejected {
-			return nil, errors.New(s.thrownText(val))
+			return nil, s.handlerError(r, val)
 		}
 		return s.toJSON(val)
 	})
@@ -195,6 +196,23 @@ func (s *Script) handle(ctx context.Context, host extensions.Host, ev *hooks.Eve
 	}
 	raw, _ := v.(json.RawMessage)
 	return raw, nil
+}
+
+// handlerError is a rejected dispatch: api.js's HandlerErrors (several
+// handlers of a notification failed) is one error per handler.
+func (s *Script) handlerError(r *goja.Runtime, val goja.Value) error {
+	if obj, ok := val.(*goja.Object); ok && obj.Get("name") != nil && obj.Get("name").String() == "HandlerErrors" {
+		var out hooks.HandlerErrors
+		if list, ok := obj.Get("errors").(*goja.Object); ok {
+			for i := int64(0); i < list.Get("length").ToInteger(); i++ {
+				out = append(out, errors.New(s.thrownText(list.Get(strconv.FormatInt(i, 10)))))
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return errors.New(s.thrownText(val))
 }
 
 // Handle implements hooks.Subscriber.

@@ -240,39 +240,62 @@ function commonJS(src, name) {
 }
 let sessionControl; // js/sessionctl.js of the goja runtime: one rule for both
 let makeUI; // js/ui.js of the goja runtime: ctx.ui
+let makeAPI; // js/api.js of the goja runtime: pi's API, one for every engine
 let staleMessage = "";
 const requireNode = (n) => {
   throw new Error(`Cannot find module '${n}'`);
 };
 
-// --- the extension API -----------------------------------------------------------
-const sharedBus = new Map(); // channel -> Set(fn), shared by this process's extensions
-
-function handlerContextOf(hc) {
-  hc = hc || {};
-  let model;
-  if (hc.model_json && hc.model_json.length) {
-    try {
-      model = JSON.parse(Buffer.from(hc.model_json).toString());
-    } catch {}
+// --- the host port of js/api.js ---------------------------------------------------
+// The HostService over gRPC: requests and responses as plain objects with
+// the proto field names, a bytes field (all are *_json) holding its
+// decoded JSON value. toWire and fromWire convert to and from grpc-js's
+// objects (bytes as Buffers).
+const wireType = (name) => protoRoot.lookupType("atomic.plugin.v1." + name);
+function toWire(type, obj) {
+  const out = {};
+  for (const k of Object.keys(obj || {})) {
+    const v = obj[k];
+    const f = type.fields[k];
+    if (!f) throw new TypeError(`${type.name} has no field ${k}`);
+    if (v === undefined || v === null) continue;
+    f.resolve();
+    if (f.type === "bytes") out[k] = Buffer.from(JSON.stringify(v));
+    else if (f.resolvedType instanceof protobuf.Type) out[k] = f.repeated ? Array.from(v, (x) => toWire(f.resolvedType, x)) : toWire(f.resolvedType, v);
+    else out[k] = v;
   }
-  return {
-    cwd: hc.cwd || process.cwd(),
-    mode: hc.mode || "rpc",
-    hasUI: !!hc.has_ui,
-    sessionId: hc.session_id,
-    sessionFile: hc.session_file,
-    model,
-    thinkingLevel: hc.thinking_level,
-    isIdle: !!hc.is_idle,
-    callId: hc.call_id || "",
-    projectTrusted: !!hc.project_trusted,
-  };
+  return out;
 }
+function fromWire(type, obj) {
+  if (!obj) return obj;
+  const out = {};
+  for (const f of type.fieldsArray) {
+    const v = obj[f.name];
+    f.resolve();
+    if (f.type === "bytes") {
+      out[f.name] = undefined;
+      if (v && v.length) {
+        try {
+          out[f.name] = JSON.parse(Buffer.from(v).toString());
+        } catch {}
+      }
+    } else if (f.resolvedType instanceof protobuf.Type) {
+      out[f.name] = f.repeated ? Array.from(v || [], (x) => fromWire(f.resolvedType, x)) : v ? fromWire(f.resolvedType, v) : null;
+    } else out[f.name] = v;
+  }
+  return out;
+}
+
+// A call handle of the API: the HandlerContext the agent sent with the
+// call (raw, or decoded), its signal (made on first use), a tool's
+// onUpdate.
+const callIdOf = (call) => (call ? (call.hc ? call.hc.call_id : call.raw && call.raw.call_id) || "" : "");
 
 const jsonBytes = (v) => (v === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(v)));
 const fromBytes = (b) => (b && b.length ? JSON.parse(Buffer.from(b).toString()) : undefined);
 const errText = (e) => (e instanceof Error ? e.message || String(e) : String(e));
+
+const busMembers = new Map(); // channel -> Set(Extension): pi.events between this process's extensions
 
 class Extension {
   constructor(id, manifest, hostAddress, hostClient) {
@@ -280,66 +303,52 @@ class Extension {
     this.manifest = manifest;
     this.address = hostAddress;
     this.client = hostClient;
-    this.handlers = Object.create(null);
-    this.commands = new Map();
-    this.tools = new Map();
-    this.flags = new Map();
     this.flagValues = manifest.flagValues || {};
-    this.loading = true;
     this.name = "";
-    this.sessions = sessionControl({
-      call: (ctx, op, args) => this.sessionCall(ctx, op, args),
-      fresh: (ctx, result) => {
-        const hc = Object.assign({}, (result && result.context) || {}, { call_id: ctx._raw.call_id || "" });
-        return this.makeCtx(hc, ctx._sig, true);
+    const ext = this;
+    this.api = makeAPI({
+      port: {
+        sync: (method, req, call) => fromWire(wireType(method + "Response"), ext.sync(method, toWire(wireType(method + "Request"), req), callIdOf(call))),
+        call: (method, req, call, opts) => {
+          const wire = toWire(wireType(method + "Request"), req);
+          const o = opts || {};
+          const p = o.ordered ? ext.ordered(method, wire, callIdOf(call)) : ext.call(method, wire, callIdOf(call), o.signal);
+          return p.then((r) => fromWire(wireType(method + "Response"), r));
+        },
       },
-      appendEntry: (_ctx, customType, data) => this.sync("AppendEntry", { custom_type: customType, data_json: jsonBytes(data) }).entry_id,
+      context: (call) => (call ? call.hc || (call.hc = fromWire(wireType("HandlerContext"), call.raw || {})) : { cwd: process.cwd(), mode: "rpc" }),
+      signal: (call) => {
+        if (!call) return new AbortController().signal;
+        if (typeof call.sig === "function") call.sig = call.sig();
+        return call.sig;
+      },
+      fresh: (call, hc) => ({ hc: Object.assign({}, hc || {}, { call_id: callIdOf(call) }), sig: call && call.sig, update: call && call.update }),
+      flagValue: (name) => ext.flagValues[name],
+      listen: (channel, on) => {
+        let set = busMembers.get(channel);
+        if (on) {
+          if (!set) busMembers.set(channel, (set = new Set()));
+          set.add(ext);
+        } else if (set) set.delete(ext);
+      },
+      emit: (channel, data) => {
+        for (const other of Array.from(busMembers.get(channel) || [])) if (other !== ext) other.api.deliver(channel, data);
+      },
+      toolUpdate: (call, partial) => call && call.update && call.update(partial),
+      log: (_level, message) => log(`${ext.manifest.entry}: ${message}`),
       staleMessage,
+      sessionControl,
+      makeUI,
     });
-    this.pi = this.makePi();
   }
 
-  // sessionCall runs a session control method of a command's ctx on the
-  // host (which runs the RPC command of that name).
-  sessionCall(ctx, op, a) {
-    const callId = ctx._raw.call_id || "";
-    switch (op) {
-      case "newSession":
-        return this.call("NewSession", { parent_session: a.parentSession || "" }, callId);
-      case "fork":
-        return this.call("Fork", { entry_id: a.entryId, position: a.position || "" }, callId);
-      case "switchSession":
-        return this.call("SwitchSession", { session_path: a.sessionPath }, callId);
-      case "navigateTree":
-        return this.call(
-          "NavigateTree",
-          { target_id: a.targetId, summarize: !!a.summarize, custom_instructions: a.customInstructions || "", replace_instructions: !!a.replaceInstructions, label: a.label || "" },
-          callId,
-        );
-      case "reload":
-        return this.call("Reload", {}, callId).then(() => undefined);
-    }
-    return Promise.reject(new Error(`unknown session control ${op}`));
-  }
-
-  // registered tells the host what the extension registers now, when it
-  // changes after loading (a tool registered from a handler or a command
-  // is offered to the model from its next request). Synchronous, so that a
-  // pi.setActiveTools right after it finds the tool.
-  registered() {
-    if (this.loading) return;
-    try {
-      this.sync("UpdateRegistrations", { description: this.describe() });
-    } catch (e) {
-      log(`${this.manifest.entry}: updating the registrations failed: ${errText(e)}`);
-    }
-  }
-
-  call(method, req, callId) {
+  call(method, req, callId, signal) {
     return new Promise((resolve, reject) => {
+      if (signal && signal.aborted) return reject(signal.reason || new Error("aborted"));
       const md = new grpc.Metadata();
       if (callId) md.set(CALL_ID, callId);
-      this.client[method](req, md, (err, res) => (err ? reject(new Error(err.details || err.message)) : resolve(res)));
+      const c = this.client[method](req, md, (err, res) => (err ? reject(new Error(err.details || err.message)) : resolve(res)));
+      if (signal) signal.addEventListener("abort", () => c.cancel());
     });
   }
   // ordered makes the call once every earlier ordered call of this
@@ -353,406 +362,31 @@ class Extension {
   sync(method, req, callId) {
     return syncCall(this.address, method, req || {}, callId);
   }
-  fire(method, req, callId) {
-    this.call(method, req, callId).catch((e) => log(`${this.manifest.entry}: ${method} failed: ${errText(e)}`));
-  }
-
-  makePi() {
-    const ext = this;
-    const action = (name, fn) =>
-      function (...args) {
-        if (ext.loading) {
-          throw new Error(
-            `pi.${name}() is not available while the extension is loading: call it from an event handler, a command or a tool`,
-          );
-        }
-        return fn.apply(this, args);
-      };
-    const needString = (what, v) => {
-      if (typeof v !== "string" || v === "") throw new TypeError(`${what} must be a non-empty string`);
-    };
-    const toContent = (c) => {
-      if (typeof c === "string" || Array.isArray(c)) return c;
-      throw new TypeError("content must be a string or an array of content blocks");
-    };
-    const events = {
-      on(channel, fn) {
-        needString("events.on: the channel", channel);
-        if (typeof fn !== "function") throw new TypeError("events.on: the handler must be a function");
-        let set = sharedBus.get(channel);
-        if (!set) sharedBus.set(channel, (set = new Set()));
-        set.add(fn);
-        return () => set.delete(fn);
-      },
-      off(channel, fn) {
-        const set = sharedBus.get(channel);
-        if (set) set.delete(fn);
-      },
-      emit(channel, data) {
-        needString("events.emit: the channel", channel);
-        for (const fn of Array.from(sharedBus.get(channel) || [])) {
-          try {
-            const r = fn(data);
-            if (r && typeof r.then === "function") r.then(undefined, (e) => log(`events "${channel}" handler failed: ${e}`));
-          } catch (e) {
-            log(`events "${channel}" handler failed: ${e}`);
-          }
-        }
-      },
-    };
-    return {
-      on(event, handler) {
-        needString("pi.on: the event name", event);
-        if (typeof handler !== "function") throw new TypeError(`pi.on("${event}"): the handler must be a function`);
-        (ext.handlers[event] || (ext.handlers[event] = [])).push(handler);
-        ext.registered();
-      },
-      registerCommand(name, options) {
-        needString("registerCommand: the name", name);
-        name = name.replace(/^\//, "");
-        if (!options || typeof options.handler !== "function") {
-          throw new TypeError(`registerCommand("${name}"): options.handler must be a function`);
-        }
-        ext.commands.set(name, options);
-        ext.registered();
-      },
-      registerTool(def) {
-        if (!def || typeof def !== "object") throw new TypeError("registerTool: expected a tool definition object");
-        needString("registerTool: name", def.name);
-        if (typeof def.execute !== "function") throw new TypeError(`registerTool("${def.name}"): execute must be a function`);
-        ext.tools.set(def.name, def);
-        ext.registered();
-      },
-      registerFlag(name, options) {
-        needString("registerFlag: the name", name);
-        name = name.replace(/^--?/, "");
-        const o = options || {};
-        ext.flags.set(name, { type: o.type === "string" ? "string" : "boolean", default: o.default, description: String(o.description || "") });
-        ext.registered();
-      },
-      getFlag(name) {
-        name = String(name).replace(/^--?/, "");
-        const f = ext.flags.get(name);
-        if (!f) return undefined;
-        const v = ext.flagValues[name];
-        if (v === undefined || v === null) return f.default;
-        if (f.type === "boolean") return v === "" || v === "true" || v === "1" || v === "yes";
-        return v;
-      },
-      registerMcpServer(name, config) {
-        needString("registerMcpServer: the name", name);
-        if (!config || typeof config !== "object") throw new TypeError(`registerMcpServer("${name}"): expected an mcpServers entry object`);
-        // Synchronous, as in the goja runtime: the server is known before
-        // the factory returns, and a refused entry throws here.
-        try {
-          ext.sync("RegisterMcpServer", { name, config_json: jsonBytes(config) });
-        } catch (e) {
-          throw new Error(`registerMcpServer: ${errText(e)}`);
-        }
-      },
-      registerShortcut() {},
-      registerMessageRenderer() {},
-      registerEntryRenderer() {},
-      registerMarkdownTransformer() {},
-      registerProvider(name) {
-        log(`registerProvider("${name}") is not supported by atomic's extension runtimes; ignored`);
-      },
-      unregisterProvider() {},
-      sendMessage: action("sendMessage", (message, options) => {
-        if (!message || typeof message !== "object") throw new TypeError("sendMessage: expected a message object");
-        // As pi: customType is optional (a message without one is shown as is).
-        const o = options || {};
-        return ext
-          .ordered("SendMessage", {
-            custom_type: message.customType == null ? "" : String(message.customType),
-            content_json: jsonBytes(toContent(message.content === undefined ? "" : message.content)),
-            display: message.display === undefined ? true : !!message.display,
-            details_json: jsonBytes(message.details),
-            trigger_turn: !!o.triggerTurn,
-            deliver_as: o.deliverAs || "",
-          })
-          .then(() => undefined);
-      }),
-      sendUserMessage: action("sendUserMessage", (content, options) =>
-        ext
-          .ordered("SendUserMessage", { content_json: jsonBytes(toContent(content)), deliver_as: (options && options.deliverAs) || "" })
-          .then(() => undefined),
-      ),
-      appendEntry: action("appendEntry", (customType, data) => {
-        needString("appendEntry: customType", customType);
-        return ext.sync("AppendEntry", { custom_type: customType, data_json: jsonBytes(data) }).entry_id;
-      }),
-      setSessionName: action("setSessionName", (name) => {
-        ext.sync("SetSessionName", { name: name == null ? "" : String(name) });
-      }),
-      getSessionName: action("getSessionName", () => ext.sync("GetSession", {}).name || undefined),
-      setLabel: action("setLabel", (entryId, label) => {
-        ext.sync("SetLabel", { entry_id: String(entryId), label: label == null ? "" : String(label) });
-      }),
-      exec: action("exec", (command, args, options) => {
-        needString("exec: the command", command);
-        const o = options || {};
-        if (o.signal && o.signal.aborted) return Promise.resolve({ stdout: "", stderr: "", code: -1, killed: true });
-        return ext
-          .call("Exec", { command, args: Array.from(args || [], String), cwd: o.cwd || "", timeout_ms: o.timeout || 0 })
-          .then((r) => ({ stdout: r.stdout, stderr: r.stderr, code: r.code, killed: r.killed }));
-      }),
-      getActiveTools: action("getActiveTools", () => ext.sync("GetTools").active),
-      getAllTools: action("getAllTools", () => fromBytes(ext.sync("GetTools").all_json) || []),
-      setActiveTools: action("setActiveTools", (names) => {
-        ext.sync("SetActiveTools", { names: Array.from(names || [], String) });
-      }),
-      getCommands: action("getCommands", () => fromBytes(ext.sync("GetCommands").commands_json) || []),
-      setModel: action("setModel", (model) => {
-        if (!model || typeof model !== "object") throw new TypeError("setModel: expected a model object {provider, id}");
-        return ext.call("SetModel", { provider: String(model.provider || ""), model_id: String(model.id || "") }).then((r) => r.ok);
-      }),
-      getThinkingLevel: action("getThinkingLevel", () => ext.sync("GetModel").thinking_level),
-      setThinkingLevel: action("setThinkingLevel", (level) => {
-        ext.sync("SetThinkingLevel", { level: String(level) });
-      }),
-      events,
-    };
-  }
-
-  // sessionManagerAndUI makes the ctx.sessionManager and ctx.ui of one
-  // call (on first use).
-  sessionManagerAndUI(callId) {
-    const ext = this;
-    const session = (q) => {
-      const v = ext.sync("GetSession", q || {}, callId);
-      return {
-        sessionId: v.session_id,
-        sessionFile: v.session_file,
-        name: v.name,
-        leafId: v.leaf_id,
-        cwd: v.cwd,
-        header: fromBytes(v.header_json),
-        entries: fromBytes(v.entries_json),
-        branch: fromBytes(v.branch_json),
-        tree: fromBytes(v.tree_json),
-      };
-    };
-    const entries = () => session({ entries: true }).entries || [];
-    const sessionManager = {
-      getCwd: () => session().cwd,
-      getSessionDir: () => {
-        const f = session().sessionFile;
-        return f ? path.dirname(f) : undefined;
-      },
-      getSessionId: () => session().sessionId,
-      getSessionFile: () => session().sessionFile || undefined,
-      getSessionName: () => session().name || undefined,
-      getHeader: () => session().header,
-      getLeafId: () => session().leafId || null,
-      getLeafEntry: () => {
-        const b = session({ branch: true }).branch || [];
-        return b.length ? b[b.length - 1] : undefined;
-      },
-      getEntry: (id) => entries().find((e) => e.id === id),
-      getLabel: (id) => {
-        let label;
-        for (const e of entries()) if (e.type === "label" && e.targetId === id) label = e.label || undefined;
-        return label;
-      },
-      getEntries: entries,
-      getBranch: (fromId) => {
-        if (fromId === undefined) return session({ branch: true }).branch || [];
-        const m = new Map(entries().map((e) => [e.id, e]));
-        const out = [];
-        for (let e = m.get(fromId); e; e = e.parentId ? m.get(e.parentId) : undefined) out.unshift(e);
-        return out;
-      },
-      getTree: () => session({ tree: true }).tree || [],
-    };
-    const ui = makeUI({
-      dialog: (method, params) => ext.call("UI", { method, params_json: jsonBytes(params) }, callId),
-      notify: (method, params) => ext.fire("UI", { method, params_json: jsonBytes(params) }, callId),
-      warn: (message) => log(message),
-    });
-    return { sessionManager, ui };
-  }
-
-  // contextClasses makes this extension's handler and command context
-  // classes once: members on the prototypes (guarded against stale use
-  // by js/sessionctl.js), the parts of a call's ctx made on first use.
-  contextClasses() {
-    const ext = this;
-    const modelRegistry = {
-      find: (provider, id) => ({ provider, id }),
-      getAll: () => [],
-      getAvailable: () => [],
-      getApiKey: async () => undefined,
-    };
-    class Ctx {
-      constructor(hcRaw, signal) {
-        this._raw = hcRaw || {};
-        this._sig = signal;
-        this._h = undefined;
-        this._parts = undefined;
-      }
-      get _hc() {
-        return this._h || (this._h = handlerContextOf(this._raw));
-      }
-      get _p() {
-        return this._parts || (this._parts = ext.sessionManagerAndUI(this._hc.callId));
-      }
-      _state() {
-        return ext.sync("GetState", {}, this._hc.callId);
-      }
-      get ui() {
-        return this._p.ui;
-      }
-      get sessionManager() {
-        return this._p.sessionManager;
-      }
-      get hasUI() {
-        return this._hc.hasUI;
-      }
-      get cwd() {
-        return this._hc.cwd;
-      }
-      get mode() {
-        return this._hc.mode;
-      }
-      get model() {
-        return this._hc.model;
-      }
-      get thinkingLevel() {
-        return this._hc.thinkingLevel;
-      }
-      get modelRegistry() {
-        return modelRegistry;
-      }
-      get signal() {
-        if (typeof this._sig === "function") this._sig = this._sig();
-        return this._sig;
-      }
-      isProjectTrusted() {
-        return this._hc.projectTrusted;
-      }
-      isIdle() {
-        return this._state().is_idle;
-      }
-      hasPendingMessages() {
-        return this._state().has_pending_messages;
-      }
-      getSystemPrompt() {
-        return this._state().system_prompt;
-      }
-      getContextUsage() {
-        return fromBytes(ext.sync("GetContextUsage", {}, this._hc.callId).usage_json);
-      }
-      abort() {
-        ext.fire("Abort", {}, this._hc.callId);
-      }
-      shutdown() {
-        log("ctx.shutdown() is not available to Node extensions yet");
-      }
-      compact(options) {
-        const o = options || {};
-        ext.call("Compact", {}, this._hc.callId).then(
-          (r) => {
-            if (r.error) throw new Error(r.error);
-            if (typeof o.onComplete === "function") o.onComplete(fromBytes(r.result_json));
-          },
-          (e) => {
-            if (typeof o.onError === "function") o.onError(e);
-          },
-        ).catch((e) => (typeof o.onError === "function" ? o.onError(e) : undefined));
-      }
-    }
-    class CommandCtx extends Ctx {
-      async waitForIdle() {
-        while (!this._state().is_idle) await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    Object.assign(CommandCtx.prototype, ext.sessions.methods);
-    ext.sessions.guard(Ctx.prototype);
-    ext.sessions.guard(CommandCtx.prototype);
-    return { Ctx, CommandCtx };
-  }
-
-  // makeCtx is the ctx of one call (signal: an AbortSignal, or a function
-  // making it on first use).
-  makeCtx(hcRaw, signal, command) {
-    const C = this.classes || (this.classes = this.contextClasses());
-    const ctx = command ? new C.CommandCtx(hcRaw, signal) : new C.Ctx(hcRaw, signal);
-    return this.sessions.track(ctx);
-  }
 
   describe() {
-    const tools = [];
-    for (const t of this.tools.values()) {
-      tools.push({
-        name: t.name,
-        label: t.label === undefined ? t.name : String(t.label),
-        description: String(t.description || ""),
-        parameters_json: jsonBytes(t.parameters || { type: "object", properties: {} }),
-        prompt_snippet: t.promptSnippet ? String(t.promptSnippet) : "",
-        prompt_guidelines: Array.isArray(t.promptGuidelines) ? t.promptGuidelines.map(String) : [],
-      });
-    }
-    const commands = [];
-    for (const [name, c] of this.commands) {
-      commands.push({ name, description: String(c.description || ""), has_argument_completions: typeof c.getArgumentCompletions === "function" });
-    }
-    const flags = [];
-    for (const [name, f] of this.flags) {
-      flags.push({ name, description: f.description, type: f.type, default_value: f.default === undefined ? "" : String(f.default) });
-    }
-    return {
+    return toWire(wireType("DescribeResponse"), {
+      ...this.api.describe(),
       name: this.name,
       version: "",
       protocol_version: PROTOCOL_VERSION,
       capabilities: lane ? ["events.batch", "events.per_handler", LANE_CAPABILITY] : ["events.batch", "events.per_handler"],
-      events: Object.keys(this.handlers),
-      handler_counts: Object.fromEntries(Object.entries(this.handlers).map(([e, hs]) => [e, hs.length])),
-      commands,
-      tools,
-      flags,
       timeouts_ms: {},
-    };
+    });
   }
-
-  // dispatch runs handler `index` of an event (the agent calls each
-  // handler on its own and composes their results: events.per_handler),
-  // or, without an index (notifications), every handler in order. Nothing
-  // here combines results.
-  async dispatch(name, event, hc, signal, index) {
-    const hs = this.handlers[name] || [];
-    if (!hs.length) return undefined;
-    const one = async (h) => {
-      const ctx = this.makeCtx(hc, signal, false);
-      if (name !== "tool_call") return h(event, ctx);
-      const before = JSON.stringify(event.input);
-      return withInput(await h(event, ctx), event, before);
-    };
-    if (index !== undefined && index !== null) {
-      if (index >= hs.length) throw new Error(`${name} has no handler ${index}`);
-      return one(hs[index]);
-    }
-    if (hs.length === 1) return one(hs[0]);
-    const errors = [];
-    for (const h of hs.slice()) {
-      try {
-        await h(event, this.makeCtx(hc, signal, false));
-      } catch (e) {
-        errors.push(errorOf(e, this));
-      }
-    }
-    if (errors.length) throw new Error(errors.join("; "));
-    return undefined;
-  }
-}
-
-function withInput(result, event, before) {
-  if (result && typeof result === "object" && result.input !== undefined) return result;
-  if (JSON.stringify(event.input) === before) return result;
-  return Object.assign({}, result || {}, { input: event.input });
 }
 
 let hostDir = ""; // where this program runs from (its frames are not the extension's)
+// failure is a failed dispatch as HandleEventResponse's error fields:
+// api.js's HandlerErrors (several handlers of a notification failed) is
+// one error per handler.
+const failure = (e, ext) => {
+  if (e && e.name === "HandlerErrors" && Array.isArray(e.errors)) {
+    const each = e.errors.map((x) => errorOf(x, ext));
+    return { error: each.join("; "), handler_errors: each };
+  }
+  return { error: errorOf(e, ext), handler_errors: [] };
+};
+
 // errorOf describes a failure as goja does: the message and the first
 // position in the extension's own files, relative to its directory
 // ("boom (guard.ts:4:11)"); frames of this host program are skipped.
@@ -786,6 +420,7 @@ async function main() {
   const virtual = makeVirtualModules(dir, process.env.ATOMIC_AGENT_DIR || "", process.env.ATOMIC_HOST_VERSION || "");
   sessionControl = commonJS(virtual.shared["sessionctl.js"], "sessionctl.js");
   makeUI = commonJS(virtual.shared["ui.js"], "ui.js");
+  makeAPI = commonJS(virtual.shared["api.js"], "api.js");
   staleMessage = virtual.staleMessage;
   globalThis.__atomicVirtualModule = virtual.get;
   const exportsOf = {};
@@ -874,10 +509,10 @@ async function main() {
   // handleEvent answers one HandleEvent request (over gRPC or the lane).
   const handleEvent = async (ext, r, signal) => {
     try {
-      const res = await ext.dispatch(r.event, fromBytes(r.payload_json), r.context, signal, r.handler_index);
-      return { result_json: res === undefined || res === null ? Buffer.alloc(0) : jsonBytes(res), error: "" };
+      const res = await ext.api.dispatch({ raw: r.context, sig: signal }, r.event, fromBytes(r.payload_json), r.handler_index);
+      return { result_json: res === undefined || res === null ? Buffer.alloc(0) : jsonBytes(res), error: "", handler_errors: [] };
     } catch (e) {
-      return { result_json: Buffer.alloc(0), error: errorOf(e, ext) };
+      return { result_json: Buffer.alloc(0), ...failure(e, ext) };
     }
   };
   const answer = (cb, fn) => {
@@ -911,8 +546,8 @@ async function main() {
     let factory = mod.default;
     if (factory && typeof factory === "object" && typeof factory.default === "function") factory = factory.default;
     if (typeof factory !== "function") throw new Error(`${manifest.entry} does not export a default function (the extension factory)`);
-    await factory(ext.pi);
-    ext.loading = false;
+    await factory(ext.api.pi);
+    ext.api.finishLoading();
     ext.name = manifest.name || path.basename(manifest.entry).replace(/\.[^.]+$/, "");
     exts.set(id, ext);
     return ext;
@@ -947,10 +582,10 @@ async function main() {
         const signal = signalOf(call);
         for (const r of call.request.events) {
           try {
-            await ext.dispatch(r.event, fromBytes(r.payload_json), r.context, signal);
+            await ext.api.dispatch({ raw: r.context, sig: signal }, r.event, fromBytes(r.payload_json));
             errors.push("");
           } catch (e) {
-            errors.push(errorOf(e, ext));
+            errors.push(failure(e, ext).error);
           }
         }
         return { errors };
@@ -960,10 +595,8 @@ async function main() {
       answer(cb, async () => {
         const ext = extOf(call);
         const r = call.request;
-        const c = ext.commands.get(r.name);
-        if (!c) return { error: `unknown command /${r.name}` };
         try {
-          await c.handler(r.args, ext.makeCtx(r.context, signalOf(call), true));
+          await ext.api.runCommand({ raw: r.context, sig: signalOf(call) }, r.name, r.args);
           return { error: "" };
         } catch (e) {
           return { error: errorOf(e, ext) };
@@ -974,10 +607,9 @@ async function main() {
       answer(cb, async () => {
         const ext = extOf(call);
         const r = call.request;
-        const c = ext.commands.get(r.name);
-        if (!c || typeof c.getArgumentCompletions !== "function") return { none: true };
+        if (!ext.api.hasCompletions(r.name)) return { none: true };
         try {
-          const items = await c.getArgumentCompletions(r.argument_prefix, ext.makeCtx(r.context, signalOf(call), false));
+          const items = await ext.api.complete({ raw: r.context, sig: signalOf(call) }, r.name, r.argument_prefix);
           if (items === null || items === undefined) return { none: true };
           return {
             completions: Array.from(items, (i) =>
@@ -997,16 +629,12 @@ async function main() {
       (async () => {
         const ext = extOf(call);
         const r = call.request;
-        const t = ext.tools.get(r.name);
-        if (!t) return finish({ error: `unknown tool ${r.name}` });
-        const signal = signalOf(call)();
-        const ctx = ext.makeCtx(r.context, signal, false);
-        const onUpdate = (partial) => {
-          if (partial === undefined || partial === null) return;
+        const update = (partial) => {
           call.write({ final: false, content_json: jsonBytes(partial.content || []), details_json: jsonBytes(partial.details), is_error: false, error: "" });
         };
         try {
-          const res = (await t.execute(r.tool_call_id, fromBytes(r.arguments_json) || {}, signal, onUpdate, ctx)) || {};
+          const handle = { raw: r.context, sig: signalOf(call), update };
+          const res = (await ext.api.executeTool(handle, r.name, r.tool_call_id, fromBytes(r.arguments_json) || {})) || {};
           finish({ content_json: jsonBytes(res.content || []), details_json: jsonBytes(res.details), is_error: !!res.isError, terminate: !!res.terminate });
         } catch (e) {
           finish({ error: errText(e) });

@@ -2729,6 +2729,154 @@ func (x *RunBuiltinToolResponse) GetError() string {
 	return ""
 }
 
+// ShutdownRequest asks the agent to end.
+type ShutdownRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownRequest) Reset() {
+	*x = ShutdownRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownRequest) ProtoMessage() {}
+
+func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
+func (*ShutdownRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{52}
+}
+
+// ShutdownResponse acknowledges Shutdown (the agent ends later).
+type ShutdownResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownResponse) Reset() {
+	*x = ShutdownResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownResponse) ProtoMessage() {}
+
+func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
+func (*ShutdownResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{53}
+}
+
+// WaitForIdleRequest asks to be answered once the agent is idle.
+type WaitForIdleRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WaitForIdleRequest) Reset() {
+	*x = WaitForIdleRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WaitForIdleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WaitForIdleRequest) ProtoMessage() {}
+
+func (x *WaitForIdleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WaitForIdleRequest.ProtoReflect.Descriptor instead.
+func (*WaitForIdleRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{54}
+}
+
+// WaitForIdleResponse: the agent is idle.
+type WaitForIdleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WaitForIdleResponse) Reset() {
+	*x = WaitForIdleResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WaitForIdleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WaitForIdleResponse) ProtoMessage() {}
+
+func (x *WaitForIdleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WaitForIdleResponse.ProtoReflect.Descriptor instead.
+func (*WaitForIdleResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{55}
+}
+
 var File_atomic_plugin_v1_host_proto protoreflect.FileDescriptor
 
 const file_atomic_plugin_v1_host_proto_rawDesc = "" +
@@ -2885,7 +3033,11 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x1f\n" +
 	"\vresult_json\x18\x02 \x01(\fR\n" +
 	"resultJson\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error2\xb7\x12\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\x11\n" +
+	"\x0fShutdownRequest\"\x12\n" +
+	"\x10ShutdownResponse\"\x14\n" +
+	"\x12WaitForIdleRequest\"\x15\n" +
+	"\x13WaitForIdleResponse2\xe6\x13\n" +
 	"\vHostService\x12Z\n" +
 	"\vSendMessage\x12$.atomic.plugin.v1.SendMessageRequest\x1a%.atomic.plugin.v1.SendMessageResponse\x12f\n" +
 	"\x0fSendUserMessage\x12(.atomic.plugin.v1.SendUserMessageRequest\x1a).atomic.plugin.v1.SendUserMessageResponse\x12Z\n" +
@@ -2914,7 +3066,9 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\fNavigateTree\x12%.atomic.plugin.v1.NavigateTreeRequest\x1a&.atomic.plugin.v1.NavigateTreeResponse\x12K\n" +
 	"\x06Reload\x12\x1f.atomic.plugin.v1.ReloadRequest\x1a .atomic.plugin.v1.ReloadResponse\x12r\n" +
 	"\x13UpdateRegistrations\x12,.atomic.plugin.v1.UpdateRegistrationsRequest\x1a-.atomic.plugin.v1.UpdateRegistrationsResponse\x12e\n" +
-	"\x0eRunBuiltinTool\x12'.atomic.plugin.v1.RunBuiltinToolRequest\x1a(.atomic.plugin.v1.RunBuiltinToolResponse0\x01B=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
+	"\x0eRunBuiltinTool\x12'.atomic.plugin.v1.RunBuiltinToolRequest\x1a(.atomic.plugin.v1.RunBuiltinToolResponse0\x01\x12Q\n" +
+	"\bShutdown\x12!.atomic.plugin.v1.ShutdownRequest\x1a\".atomic.plugin.v1.ShutdownResponse\x12Z\n" +
+	"\vWaitForIdle\x12$.atomic.plugin.v1.WaitForIdleRequest\x1a%.atomic.plugin.v1.WaitForIdleResponseB=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
 
 var (
 	file_atomic_plugin_v1_host_proto_rawDescOnce sync.Once
@@ -2928,7 +3082,7 @@ func file_atomic_plugin_v1_host_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_host_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
 var file_atomic_plugin_v1_host_proto_goTypes = []any{
 	(*SendMessageRequest)(nil),          // 0: atomic.plugin.v1.SendMessageRequest
 	(*SendMessageResponse)(nil),         // 1: atomic.plugin.v1.SendMessageResponse
@@ -2982,16 +3136,20 @@ var file_atomic_plugin_v1_host_proto_goTypes = []any{
 	(*UpdateRegistrationsResponse)(nil), // 49: atomic.plugin.v1.UpdateRegistrationsResponse
 	(*RunBuiltinToolRequest)(nil),       // 50: atomic.plugin.v1.RunBuiltinToolRequest
 	(*RunBuiltinToolResponse)(nil),      // 51: atomic.plugin.v1.RunBuiltinToolResponse
-	(*HandlerContext)(nil),              // 52: atomic.plugin.v1.HandlerContext
-	(*DescribeResponse)(nil),            // 53: atomic.plugin.v1.DescribeResponse
+	(*ShutdownRequest)(nil),             // 52: atomic.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),            // 53: atomic.plugin.v1.ShutdownResponse
+	(*WaitForIdleRequest)(nil),          // 54: atomic.plugin.v1.WaitForIdleRequest
+	(*WaitForIdleResponse)(nil),         // 55: atomic.plugin.v1.WaitForIdleResponse
+	(*HandlerContext)(nil),              // 56: atomic.plugin.v1.HandlerContext
+	(*DescribeResponse)(nil),            // 57: atomic.plugin.v1.DescribeResponse
 }
 var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
-	52, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	52, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	52, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	52, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	52, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	53, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
+	56, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	56, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	56, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	56, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	56, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	57, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
 	0,  // 6: atomic.plugin.v1.HostService.SendMessage:input_type -> atomic.plugin.v1.SendMessageRequest
 	2,  // 7: atomic.plugin.v1.HostService.SendUserMessage:input_type -> atomic.plugin.v1.SendUserMessageRequest
 	4,  // 8: atomic.plugin.v1.HostService.AppendEntry:input_type -> atomic.plugin.v1.AppendEntryRequest
@@ -3018,34 +3176,38 @@ var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
 	46, // 29: atomic.plugin.v1.HostService.Reload:input_type -> atomic.plugin.v1.ReloadRequest
 	48, // 30: atomic.plugin.v1.HostService.UpdateRegistrations:input_type -> atomic.plugin.v1.UpdateRegistrationsRequest
 	50, // 31: atomic.plugin.v1.HostService.RunBuiltinTool:input_type -> atomic.plugin.v1.RunBuiltinToolRequest
-	1,  // 32: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
-	3,  // 33: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
-	5,  // 34: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
-	7,  // 35: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
-	9,  // 36: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
-	11, // 37: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
-	13, // 38: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
-	15, // 39: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
-	17, // 40: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
-	19, // 41: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
-	21, // 42: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
-	23, // 43: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
-	25, // 44: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
-	27, // 45: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
-	29, // 46: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
-	31, // 47: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
-	33, // 48: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
-	35, // 49: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
-	37, // 50: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
-	42, // 51: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
-	43, // 52: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
-	44, // 53: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
-	45, // 54: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
-	47, // 55: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
-	49, // 56: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
-	51, // 57: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
-	32, // [32:58] is the sub-list for method output_type
-	6,  // [6:32] is the sub-list for method input_type
+	52, // 32: atomic.plugin.v1.HostService.Shutdown:input_type -> atomic.plugin.v1.ShutdownRequest
+	54, // 33: atomic.plugin.v1.HostService.WaitForIdle:input_type -> atomic.plugin.v1.WaitForIdleRequest
+	1,  // 34: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
+	3,  // 35: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
+	5,  // 36: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
+	7,  // 37: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
+	9,  // 38: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
+	11, // 39: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
+	13, // 40: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
+	15, // 41: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
+	17, // 42: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
+	19, // 43: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
+	21, // 44: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
+	23, // 45: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
+	25, // 46: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
+	27, // 47: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
+	29, // 48: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
+	31, // 49: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
+	33, // 50: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
+	35, // 51: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
+	37, // 52: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
+	42, // 53: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
+	43, // 54: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
+	44, // 55: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
+	45, // 56: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
+	47, // 57: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
+	49, // 58: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
+	51, // 59: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
+	53, // 60: atomic.plugin.v1.HostService.Shutdown:output_type -> atomic.plugin.v1.ShutdownResponse
+	55, // 61: atomic.plugin.v1.HostService.WaitForIdle:output_type -> atomic.plugin.v1.WaitForIdleResponse
+	34, // [34:62] is the sub-list for method output_type
+	6,  // [6:34] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -3064,7 +3226,7 @@ func file_atomic_plugin_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_host_proto_rawDesc), len(file_atomic_plugin_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   52,
+			NumMessages:   56,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -51,6 +51,8 @@ const (
 	HostService_Reload_FullMethodName              = "/atomic.plugin.v1.HostService/Reload"
 	HostService_UpdateRegistrations_FullMethodName = "/atomic.plugin.v1.HostService/UpdateRegistrations"
 	HostService_RunBuiltinTool_FullMethodName      = "/atomic.plugin.v1.HostService/RunBuiltinTool"
+	HostService_Shutdown_FullMethodName            = "/atomic.plugin.v1.HostService/Shutdown"
+	HostService_WaitForIdle_FullMethodName         = "/atomic.plugin.v1.HostService/WaitForIdle"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -131,6 +133,13 @@ type HostServiceClient interface {
 	// one message whose `final` is set. Offered with the host capability
 	// "tools.builtin"; hosts that predate it answer Unimplemented.
 	RunBuiltinTool(ctx context.Context, in *RunBuiltinToolRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RunBuiltinToolResponse], error)
+	// Shutdown asks the agent to end (ctx.shutdown()): it finishes the run
+	// in flight, then exits as if its input had ended. A host that cannot
+	// end ignores the request, as pi does.
+	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
+	// WaitForIdle answers once no run is in flight (ctx.waitForIdle() of a
+	// command), or fails when the call ends first.
+	WaitForIdle(ctx context.Context, in *WaitForIdleRequest, opts ...grpc.CallOption) (*WaitForIdleResponse, error)
 }
 
 type hostServiceClient struct {
@@ -410,6 +419,26 @@ func (c *hostServiceClient) RunBuiltinTool(ctx context.Context, in *RunBuiltinTo
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type HostService_RunBuiltinToolClient = grpc.ServerStreamingClient[RunBuiltinToolResponse]
 
+func (c *hostServiceClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ShutdownResponse)
+	err := c.cc.Invoke(ctx, HostService_Shutdown_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) WaitForIdle(ctx context.Context, in *WaitForIdleRequest, opts ...grpc.CallOption) (*WaitForIdleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WaitForIdleResponse)
+	err := c.cc.Invoke(ctx, HostService_WaitForIdle_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -488,6 +517,13 @@ type HostServiceServer interface {
 	// one message whose `final` is set. Offered with the host capability
 	// "tools.builtin"; hosts that predate it answer Unimplemented.
 	RunBuiltinTool(*RunBuiltinToolRequest, grpc.ServerStreamingServer[RunBuiltinToolResponse]) error
+	// Shutdown asks the agent to end (ctx.shutdown()): it finishes the run
+	// in flight, then exits as if its input had ended. A host that cannot
+	// end ignores the request, as pi does.
+	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
+	// WaitForIdle answers once no run is in flight (ctx.waitForIdle() of a
+	// command), or fails when the call ends first.
+	WaitForIdle(context.Context, *WaitForIdleRequest) (*WaitForIdleResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -575,6 +611,12 @@ func (UnimplementedHostServiceServer) UpdateRegistrations(context.Context, *Upda
 }
 func (UnimplementedHostServiceServer) RunBuiltinTool(*RunBuiltinToolRequest, grpc.ServerStreamingServer[RunBuiltinToolResponse]) error {
 	return status.Errorf(codes.Unimplemented, "method RunBuiltinTool not implemented")
+}
+func (UnimplementedHostServiceServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Shutdown not implemented")
+}
+func (UnimplementedHostServiceServer) WaitForIdle(context.Context, *WaitForIdleRequest) (*WaitForIdleResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method WaitForIdle not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -1058,6 +1100,42 @@ func _HostService_RunBuiltinTool_Handler(srv interface{}, stream grpc.ServerStre
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type HostService_RunBuiltinToolServer = grpc.ServerStreamingServer[RunBuiltinToolResponse]
 
+func _HostService_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ShutdownRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).Shutdown(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_Shutdown_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).Shutdown(ctx, req.(*ShutdownRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_WaitForIdle_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WaitForIdleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).WaitForIdle(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_WaitForIdle_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).WaitForIdle(ctx, req.(*WaitForIdleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1164,6 +1242,14 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateRegistrations",
 			Handler:    _HostService_UpdateRegistrations_Handler,
+		},
+		{
+			MethodName: "Shutdown",
+			Handler:    _HostService_Shutdown_Handler,
+		},
+		{
+			MethodName: "WaitForIdle",
+			Handler:    _HostService_WaitForIdle_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -580,7 +580,11 @@ type HandleEventResponse struct {
 	ResultJson []byte `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
 	// A non-empty error means the handler failed; the host reports it as an
 	// extension_error (and, for tool_call, blocks the call).
-	Error         string `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	Error string `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	// When several handlers of a notification failed in this one call:
+	// each one's error (error then holds them joined). The host reports
+	// each as an extension_error of its own, as pi does.
+	HandlerErrors []string `protobuf:"bytes,3,rep,name=handler_errors,json=handlerErrors,proto3" json:"handler_errors,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -627,6 +631,13 @@ func (x *HandleEventResponse) GetError() string {
 		return x.Error
 	}
 	return ""
+}
+
+func (x *HandleEventResponse) GetHandlerErrors() []string {
+	if x != nil {
+		return x.HandlerErrors
+	}
+	return nil
 }
 
 // HandleEventsRequest carries notification events in delivery order.
@@ -1346,11 +1357,12 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\fpayload_json\x18\x02 \x01(\fR\vpayloadJson\x12:\n" +
 	"\acontext\x18\x03 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\x12(\n" +
 	"\rhandler_index\x18\x04 \x01(\rH\x00R\fhandlerIndex\x88\x01\x01B\x10\n" +
-	"\x0e_handler_index\"L\n" +
+	"\x0e_handler_index\"s\n" +
 	"\x13HandleEventResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
 	"resultJson\x12\x14\n" +
-	"\x05error\x18\x02 \x01(\tR\x05error\"S\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\x12%\n" +
+	"\x0ehandler_errors\x18\x03 \x03(\tR\rhandlerErrors\"S\n" +
 	"\x13HandleEventsRequest\x12<\n" +
 	"\x06events\x18\x01 \x03(\v2$.atomic.plugin.v1.HandleEventRequestR\x06events\".\n" +
 	"\x14HandleEventsResponse\x12\x16\n" +

@@ -1,0 +1,551 @@
+// pi's extension API, one implementation for every script engine (goja in
+// the agent, goja in an isolated child, Node): the `pi` object handed to
+// the factory, the handler and command contexts, and the dispatch of
+// events, commands and tools. Loaded as a CommonJS module by goja's
+// prelude.js and by the Node host (host.mjs), each giving its `engine`:
+//
+//   engine.port.sync(method, request, call)  -> response
+//   engine.port.call(method, request, call, {signal, ordered}) -> Promise of the response
+//       The HostService of proto/atomic/plugin/v1/host.proto, one to one:
+//       same method names, requests and responses as plain objects with
+//       the proto field names; a bytes field (they all end in _json)
+//       holds the decoded JSON value (undefined when empty). `call` is the
+//       engine's handle of the call in flight (null outside one); `signal`
+//       cancels the call; `ordered` calls reach the host in the order made.
+//   engine.context(call)    -> the call's HandlerContext (proto shape)
+//   engine.signal(call)     -> the call's AbortSignal
+//   engine.fresh(call, hc)  -> the call handle bound to the session now
+//                              active (hc: the HandlerContext a session
+//                              change answered)
+//   engine.flagValue(name)  -> the flag's command-line value, or undefined
+//   engine.listen(channel, on), engine.emit(channel, data): pi.events
+//                              between the extensions of one process
+//   engine.toolUpdate(call, partial): a tool's onUpdate
+//   engine.log(level, message)
+//   engine.staleMessage, engine.sessionControl (js/sessionctl.js),
+//   engine.makeUI (js/ui.js)
+//
+// Adding a host method: the rpc in host.proto, its Go implementation in
+// host/extensions/hostsvc, and the line here that calls it.
+"use strict";
+
+module.exports = function makeAPI(engine) {
+  const port = engine.port;
+  const handlers = Object.create(null); // event -> [fn]
+  const commands = new Map(); // name -> options
+  const tools = new Map(); // name -> definition
+  const flags = new Map(); // name -> {type, default, description}
+  let loading = true;
+
+  const log = (level, msg) => engine.log(level, msg);
+  const errText = (e) => (e instanceof Error ? e.message || String(e) : String(e));
+
+  function needString(what, v) {
+    if (typeof v !== "string" || v === "") throw new TypeError(`${what} must be a non-empty string`);
+  }
+  function action(name, fn) {
+    return function (...args) {
+      if (loading) {
+        throw new Error(
+          `pi.${name}() is not available while the extension is loading: ` + "call it from an event handler, a command or a tool",
+        );
+      }
+      return fn.apply(this, args);
+    };
+  }
+  function toContent(content) {
+    if (typeof content === "string" || Array.isArray(content)) return content;
+    throw new TypeError("content must be a string or an array of content blocks");
+  }
+  const sync = (method, req, call) => port.sync(method, req || {}, call === undefined ? null : call);
+  const async = (method, req, call, opts) => port.call(method, req || {}, call === undefined ? null : call, opts || {});
+  // fire makes a call whose answer nobody reads (a failure is logged).
+  const fire = (method, req, call) => {
+    async(method, req, call).then(undefined, (e) => log("warn", `${method} failed: ${errText(e)}`));
+  };
+
+  // --- the session manager (a read-only view) ----------------------------
+  function sessionView(call) {
+    const read = (q) => sync("GetSession", q, call);
+    const entries = () => read({ entries: true }).entries_json || [];
+    const byId = () => new Map(entries().map((e) => [e.id, e]));
+    return {
+      getCwd: () => read().cwd,
+      getSessionDir: () => {
+        const f = read().session_file;
+        return f ? f.slice(0, f.lastIndexOf("/")) : undefined;
+      },
+      getSessionId: () => read().session_id,
+      getSessionFile: () => read().session_file || undefined,
+      getSessionName: () => read().name || undefined,
+      getHeader: () => read().header_json,
+      getLeafId: () => read().leaf_id || null,
+      getLeafEntry: () => {
+        const b = read({ branch: true }).branch_json || [];
+        return b.length ? b[b.length - 1] : undefined;
+      },
+      getEntry: (id) => byId().get(id),
+      getLabel: (id) => {
+        let label;
+        for (const e of entries()) if (e.type === "label" && e.targetId === id) label = e.label || undefined;
+        return label;
+      },
+      getEntries: entries,
+      getBranch: (fromId) => {
+        if (fromId === undefined) return read({ branch: true }).branch_json || [];
+        const m = byId();
+        const out = [];
+        for (let e = m.get(fromId); e; e = e.parentId ? m.get(e.parentId) : undefined) out.unshift(e);
+        return out;
+      },
+      getTree: () => read({ tree: true }).tree_json || [],
+    };
+  }
+
+  // --- contexts -------------------------------------------------------------
+  // Any of two signals: a dialog ends with its own signal or its call's.
+  function eitherSignal(a, b) {
+    if (!a) return b;
+    if (!b) return a;
+    if (a.aborted) return a;
+    if (b.aborted) return b;
+    const ac = new AbortController();
+    const stop = () => ac.abort(a.aborted ? a.reason : b.reason);
+    a.addEventListener("abort", stop);
+    b.addEventListener("abort", stop);
+    return ac.signal;
+  }
+
+  const modelRegistry = {
+    find: (provider, id) => ({ provider, id }),
+    getAll: () => [],
+    getAvailable: () => [],
+    getApiKey: async () => undefined,
+  };
+
+  class Ctx {
+    constructor(call) {
+      this._call = call;
+      this._hc = undefined;
+      this._ui = undefined;
+      this._sm = undefined;
+      this._sig = undefined;
+    }
+    _ctx() {
+      return this._hc || (this._hc = engine.context(this._call) || {});
+    }
+    _state() {
+      return sync("GetState", {}, this._call);
+    }
+    get ui() {
+      if (this._ui) return this._ui;
+      const call = this._call;
+      return (this._ui = engine.makeUI({
+        dialog: (method, params, signal) => async("UI", { method, params_json: params }, call, { signal: eitherSignal(signal, this.signal) }),
+        // Synchronous: a notification reaches the client before what
+        // the extension does next (a dialog, a message).
+        notify: (method, params) => {
+          try {
+            sync("UI", { method, params_json: params }, call);
+          } catch (e) {
+            log("warn", `ui.${method} failed: ${errText(e)}`);
+          }
+        },
+        warn: (message) => log("warn", message),
+      }));
+    }
+    get hasUI() {
+      return !!this._ctx().has_ui;
+    }
+    get cwd() {
+      return this._ctx().cwd;
+    }
+    get mode() {
+      return this._ctx().mode || "rpc";
+    }
+    // Live, as pi's (the model and level now, not when the call began).
+    get model() {
+      return sync("GetModel", {}, this._call).model_json;
+    }
+    get thinkingLevel() {
+      return sync("GetModel", {}, this._call).thinking_level;
+    }
+    get sessionManager() {
+      return this._sm || (this._sm = sessionView(this._call));
+    }
+    get modelRegistry() {
+      return modelRegistry;
+    }
+    get signal() {
+      return this._sig || (this._sig = engine.signal(this._call));
+    }
+    isProjectTrusted() {
+      return !!this._ctx().project_trusted;
+    }
+    isIdle() {
+      return this._state().is_idle;
+    }
+    hasPendingMessages() {
+      return this._state().has_pending_messages;
+    }
+    getSystemPrompt() {
+      return this._state().system_prompt;
+    }
+    getContextUsage() {
+      return sync("GetContextUsage", {}, this._call).usage_json;
+    }
+    abort() {
+      fire("Abort", {}, this._call);
+    }
+    shutdown() {
+      fire("Shutdown", {}, this._call);
+    }
+    // As pi: the outcome goes to onComplete or onError, nowhere else.
+    compact(options) {
+      const o = options || {};
+      async("Compact", {}, this._call)
+        .then((r) => {
+          if (r.error) throw new Error(r.error);
+          if (typeof o.onComplete === "function") o.onComplete(r.result_json);
+        })
+        .catch((e) => {
+          if (typeof o.onError === "function") o.onError(e instanceof Error ? e : new Error(String(e)));
+        });
+    }
+  }
+
+  class CommandCtx extends Ctx {
+    waitForIdle() {
+      return async("WaitForIdle", {}, this._call, { signal: this.signal }).then(() => undefined);
+    }
+  }
+
+  // Session control and stale contexts (js/sessionctl.js).
+  const control = {
+    newSession: (a) => ["NewSession", { parent_session: a.parentSession || "" }],
+    fork: (a) => ["Fork", { entry_id: a.entryId, position: a.position || "" }],
+    switchSession: (a) => ["SwitchSession", { session_path: a.sessionPath }],
+    navigateTree: (a) => [
+      "NavigateTree",
+      { target_id: a.targetId, summarize: !!a.summarize, custom_instructions: a.customInstructions || "", replace_instructions: !!a.replaceInstructions, label: a.label || "" },
+    ],
+    reload: () => ["Reload", {}],
+  };
+  let lastChange; // the HandlerContext the latest session change answered
+  const sessions = engine.sessionControl({
+    call: (ctx, op, args) => {
+      if (!control[op]) return Promise.reject(new Error(`unknown session control ${op}`));
+      const [method, req] = control[op](args);
+      return async(method, req, ctx._call).then((r) => {
+        lastChange = r.context;
+        return op === "reload" ? undefined : { cancelled: !!r.cancelled };
+      });
+    },
+    fresh: (ctx) => new CommandCtx(engine.fresh(ctx._call, lastChange)),
+    appendEntry: (ctx, customType, data) => sync("AppendEntry", { custom_type: customType, data_json: data }, ctx._call).entry_id,
+    staleMessage: engine.staleMessage,
+  });
+  Object.assign(CommandCtx.prototype, sessions.methods);
+  sessions.guard(Ctx.prototype);
+  sessions.guard(CommandCtx.prototype);
+  const newCtx = (call) => sessions.track(new Ctx(call));
+  const newCommandCtx = (call) => sessions.track(new CommandCtx(call));
+
+  // --- pi.events: shared by the extensions of one process -----------------
+  const bus = new Map(); // channel -> Set(fn)
+  function deliver(channel, data) {
+    const set = bus.get(channel);
+    if (!set) return;
+    for (const fn of Array.from(set)) {
+      try {
+        const r = fn(data);
+        if (r && typeof r.then === "function") r.then(undefined, (e) => log("warn", `events "${channel}" handler failed: ${e}`));
+      } catch (e) {
+        log("warn", `events "${channel}" handler failed: ${e}`);
+      }
+    }
+  }
+  const events = {
+    on(channel, fn) {
+      needString("events.on: the channel", channel);
+      if (typeof fn !== "function") throw new TypeError("events.on: the handler must be a function");
+      let set = bus.get(channel);
+      if (!set) {
+        set = new Set();
+        bus.set(channel, set);
+        engine.listen(channel, true);
+      }
+      set.add(fn);
+      return () => events.off(channel, fn);
+    },
+    off(channel, fn) {
+      const set = bus.get(channel);
+      if (!set) return;
+      set.delete(fn);
+      if (set.size === 0) {
+        bus.delete(channel);
+        engine.listen(channel, false);
+      }
+    },
+    emit(channel, data) {
+      needString("events.emit: the channel", channel);
+      deliver(channel, data);
+      engine.emit(channel, data);
+    },
+  };
+
+  // --- registrations ---------------------------------------------------------
+  // describe is what the extension registered, as DescribeResponse's
+  // registration fields.
+  function describe() {
+    const ts = [];
+    for (const t of tools.values()) {
+      ts.push({
+        name: t.name,
+        label: t.label === undefined ? t.name : String(t.label),
+        description: String(t.description || ""),
+        parameters_json: t.parameters || { type: "object", properties: {} },
+        prompt_snippet: t.promptSnippet ? String(t.promptSnippet) : "",
+        prompt_guidelines: Array.isArray(t.promptGuidelines) ? t.promptGuidelines.map(String) : [],
+      });
+    }
+    const cs = [];
+    for (const [name, c] of commands) {
+      cs.push({ name, description: String(c.description || ""), has_argument_completions: typeof c.getArgumentCompletions === "function" });
+    }
+    const fs = [];
+    for (const [name, f] of flags) fs.push({ name, description: f.description, type: f.type, default_value: f.default === undefined ? "" : String(f.default) });
+    return {
+      events: Object.keys(handlers),
+      handler_counts: Object.fromEntries(Object.entries(handlers).map(([e, hs]) => [e, hs.length])),
+      commands: cs,
+      tools: ts,
+      flags: fs,
+    };
+  }
+  // registered tells the host what the extension registers now, when it
+  // changes after loading (a tool registered from a handler or a command
+  // is offered to the model from its next request). Synchronous, so that a
+  // pi.setActiveTools right after it finds the tool.
+  function registered() {
+    if (loading) return;
+    try {
+      sync("UpdateRegistrations", { description: describe() });
+    } catch (e) {
+      log("warn", `updating the registrations failed: ${errText(e)}`);
+    }
+  }
+
+  const pi = {
+    on(event, handler) {
+      needString("pi.on: the event name", event);
+      if (typeof handler !== "function") throw new TypeError(`pi.on("${event}"): the handler must be a function`);
+      (handlers[event] || (handlers[event] = [])).push(handler);
+      registered();
+    },
+    registerCommand(name, options) {
+      needString("registerCommand: the name", name);
+      name = name.replace(/^\//, "");
+      if (!options || typeof options.handler !== "function") {
+        throw new TypeError(`registerCommand("${name}"): options.handler must be a function`);
+      }
+      commands.set(name, options);
+      registered();
+    },
+    registerTool(def) {
+      if (!def || typeof def !== "object") throw new TypeError("registerTool: expected a tool definition object");
+      needString("registerTool: name", def.name);
+      if (typeof def.execute !== "function") throw new TypeError(`registerTool("${def.name}"): execute must be a function`);
+      const p = def.parameters;
+      if (p !== undefined && (p === null || typeof p !== "object" || Array.isArray(p))) {
+        throw new TypeError(`registerTool("${def.name}"): parameters must be a JSON Schema object (for example Type.Object({...}))`);
+      }
+      tools.set(def.name, def);
+      registered();
+    },
+    registerFlag(name, options) {
+      needString("registerFlag: the name", name);
+      name = name.replace(/^--?/, "");
+      const o = options || {};
+      flags.set(name, { type: o.type === "string" ? "string" : "boolean", default: o.default, description: String(o.description || "") });
+      registered();
+    },
+    getFlag(name) {
+      name = String(name).replace(/^--?/, "");
+      const f = flags.get(name);
+      if (!f) return undefined;
+      const v = engine.flagValue(name);
+      if (v === undefined || v === null) return f.default;
+      if (f.type === "boolean") return v === "" || v === "true" || v === "1" || v === "yes";
+      return v;
+    },
+    registerMcpServer(name, config) {
+      needString("registerMcpServer: the name", name);
+      if (!config || typeof config !== "object") throw new TypeError(`registerMcpServer("${name}"): expected an mcpServers entry object`);
+      // Synchronous: the server is known before the factory returns, and
+      // a refused entry throws here.
+      try {
+        sync("RegisterMcpServer", { name, config_json: config });
+      } catch (e) {
+        throw new Error(`registerMcpServer: ${errText(e)}`);
+      }
+    },
+    registerShortcut() {},
+    registerMessageRenderer() {},
+    registerEntryRenderer() {},
+    registerMarkdownTransformer() {},
+    registerProvider(name) {
+      log("warn", `registerProvider("${name}") is not supported by atomic's extension runtimes; ignored`);
+    },
+    unregisterProvider() {},
+
+    sendMessage: action("sendMessage", (message, options) => {
+      if (!message || typeof message !== "object") throw new TypeError("sendMessage: expected a message object");
+      const o = options || {};
+      // As pi: customType is optional (a message without one is shown as is).
+      return async(
+        "SendMessage",
+        {
+          custom_type: message.customType == null ? "" : String(message.customType),
+          content_json: toContent(message.content === undefined ? "" : message.content),
+          display: message.display === undefined ? true : !!message.display,
+          details_json: message.details,
+          trigger_turn: !!o.triggerTurn,
+          deliver_as: o.deliverAs || "",
+        },
+        null,
+        { ordered: true },
+      ).then(() => undefined);
+    }),
+    sendUserMessage: action("sendUserMessage", (content, options) =>
+      async("SendUserMessage", { content_json: toContent(content), deliver_as: (options && options.deliverAs) || "" }, null, { ordered: true }).then(
+        () => undefined,
+      ),
+    ),
+    appendEntry: action("appendEntry", (customType, data) => {
+      needString("appendEntry: customType", customType);
+      return sync("AppendEntry", { custom_type: customType, data_json: data }).entry_id;
+    }),
+    setSessionName: action("setSessionName", (name) => {
+      sync("SetSessionName", { name: name == null ? "" : String(name) });
+    }),
+    getSessionName: action("getSessionName", () => sync("GetSession").name || undefined),
+    setLabel: action("setLabel", (entryId, label) => {
+      sync("SetLabel", { entry_id: String(entryId), label: label == null ? "" : String(label) });
+    }),
+    exec: action("exec", (command, args, options) => {
+      needString("exec: the command", command);
+      const o = options || {};
+      if (o.signal && o.signal.aborted) return Promise.resolve({ stdout: "", stderr: "", code: -1, killed: true });
+      return async("Exec", { command, args: Array.from(args || [], String), cwd: o.cwd || "", timeout_ms: o.timeout || 0 }, null, { signal: o.signal }).then(
+        (r) => ({ stdout: r.stdout, stderr: r.stderr, code: r.code, killed: r.killed }),
+      );
+    }),
+    getActiveTools: action("getActiveTools", () => sync("GetTools").active),
+    getAllTools: action("getAllTools", () => sync("GetTools").all_json || []),
+    setActiveTools: action("setActiveTools", (names) => {
+      sync("SetActiveTools", { names: Array.from(names || [], String) });
+    }),
+    getCommands: action("getCommands", () => sync("GetCommands").commands_json || []),
+    setModel: action("setModel", (model) => {
+      if (!model || typeof model !== "object") throw new TypeError("setModel: expected a model object {provider, id}");
+      return async("SetModel", { provider: String(model.provider || ""), model_id: String(model.id || "") }).then((r) => r.ok);
+    }),
+    getThinkingLevel: action("getThinkingLevel", () => sync("GetModel").thinking_level),
+    setThinkingLevel: action("setThinkingLevel", (level) => {
+      sync("SetThinkingLevel", { level: String(level) });
+    }),
+    events,
+  };
+
+  // --- dispatch ----------------------------------------------------------------
+  const isThenable = (v) => v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function";
+
+  function withInput(result, event, before) {
+    // Handlers may change event.input in place (the arguments the tool
+    // runs with); send the change along unless they returned their own.
+    if (result && typeof result === "object" && result.input !== undefined) return result;
+    if (JSON.stringify(event.input) === before) return result;
+    return Object.assign({}, result || {}, { input: event.input });
+  }
+
+  // Runs one handler. The host composes the results of several handlers
+  // (of this extension and of others): nothing here combines results.
+  function runOne(call, name, h, event) {
+    const ctx = newCtx(call);
+    if (name !== "tool_call") return h(event, ctx);
+    const before = JSON.stringify(event.input);
+    const r = h(event, ctx);
+    if (isThenable(r)) return r.then((v) => withInput(v, event, before));
+    return withInput(r, event, before);
+  }
+
+  // HandlerErrors: several handlers of a notification failed (each is an
+  // extension_error of its own, as in pi).
+  class HandlerErrors extends Error {
+    constructor(errors) {
+      super(errors.map(errText).join("; "));
+      this.name = "HandlerErrors";
+      this.errors = errors;
+    }
+  }
+
+  // dispatch runs handler `index` of an event, or (index < 0 or absent)
+  // every handler: a notification's results are not read, so each failure
+  // is reported on its own (HandlerErrors) and the others still run.
+  function dispatch(call, name, event, index) {
+    const hs = handlers[name];
+    if (!hs || hs.length === 0) return undefined;
+    if (index !== undefined && index !== null && index >= 0) {
+      if (index >= hs.length) throw new Error(`${name} has no handler ${index}`);
+      return runOne(call, name, hs[index], event);
+    }
+    if (hs.length === 1) return runOne(call, name, hs[0], event);
+    return (async () => {
+      const failed = [];
+      for (const h of hs.slice()) {
+        try {
+          await h(event, newCtx(call));
+        } catch (e) {
+          failed.push(e);
+        }
+      }
+      if (failed.length === 1) throw failed[0];
+      if (failed.length) throw new HandlerErrors(failed);
+      return undefined;
+    })();
+  }
+
+  function runCommand(call, name, args) {
+    const c = commands.get(name);
+    if (!c) throw new Error(`unknown command /${name}`);
+    return c.handler(args, newCommandCtx(call));
+  }
+
+  function complete(call, name, prefix) {
+    const c = commands.get(name);
+    if (!c || typeof c.getArgumentCompletions !== "function") return null;
+    return c.getArgumentCompletions(prefix, newCtx(call));
+  }
+
+  function hasCompletions(name) {
+    const c = commands.get(name);
+    return !!c && typeof c.getArgumentCompletions === "function";
+  }
+
+  function executeTool(call, name, toolCallId, params) {
+    const t = tools.get(name);
+    if (!t) throw new Error(`unknown tool ${name}`);
+    const ctx = newCtx(call);
+    const onUpdate = (partial) => {
+      if (partial !== undefined && partial !== null) engine.toolUpdate(call, partial);
+    };
+    return t.execute(toolCallId, params, ctx.signal, onUpdate, ctx);
+  }
+
+  function finishLoading() {
+    loading = false;
+  }
+
+  return { pi, dispatch, runCommand, complete, hasCompletions, executeTool, deliver, describe, finishLoading, HandlerErrors };
+};
