@@ -26,6 +26,8 @@ type cliFlags struct {
 	provider       string
 	model          string
 	thinking       string
+	models         string
+	listModels     *string // --list-models [search]: nil when not given
 	session        string
 	sessionID      string
 	fork           string
@@ -66,6 +68,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	fs.StringVar(&f.provider, "provider", "", "provider of the model to use")
 	fs.StringVar(&f.model, "model", "", "model id, or provider/id, optionally with :thinking-level")
 	fs.StringVar(&f.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh, max")
+	fs.StringVar(&f.models, "models", "", "comma-separated model patterns (ids, fragments, globs, each with an optional :thinking-level): the scope to cycle through; its first model starts a new session")
+	var listModels string
+	fs.StringVar(&listModels, "list-models", "", "list the available models (those with credentials), optionally only those matching a fuzzy search, and exit")
+	fs.Lookup("list-models").NoOptDefVal = listModelsAll
 	fs.StringVar(&f.session, "session", "", "open a session: a file path, or a session id or its prefix")
 	fs.StringVar(&f.sessionID, "session-id", "", "open this directory's session with this id, or create one with it")
 	fs.StringVar(&f.fork, "fork", "", "fork a session (path, id or id prefix) into a new session of this directory")
@@ -117,6 +123,18 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 		return nil, err
 	}
 	f.messages = fs.Args()
+	if fs.Changed("list-models") {
+		// --list-models [search]: as pi, the next argument is the search
+		// when it is not a flag or an @file.
+		search := listModels
+		if search == listModelsAll {
+			search = ""
+			if len(f.messages) > 0 && !strings.HasPrefix(f.messages[0], "@") {
+				search, f.messages = f.messages[0], f.messages[1:]
+			}
+		}
+		f.listModels = &search
+	}
 	for i, a := range args {
 		if a == "--" {
 			break
@@ -146,6 +164,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	return f, nil
 }
 
+// listModelsAll is --list-models' value when no search follows it "=".
+const listModelsAll = "\x00all"
+
 // Modes --mode accepts; "text" is print. Add new modes here.
 var modes = []string{app.ModeRPC, app.ModeACP, app.ModeJSON, app.ModePrint, "text"}
 
@@ -153,6 +174,9 @@ var modes = []string{app.ModeRPC, app.ModeACP, app.ModeJSON, app.ModePrint, "tex
 func (f *cliFlags) validate() error {
 	if f.mode != "" && !contains(modes, f.mode) {
 		return fmt.Errorf("unknown mode %q (use %s)", f.mode, strings.Join(modes[:4], ", "))
+	}
+	if f.listModels != nil && len(f.messages) > 0 {
+		return fmt.Errorf("--list-models takes one search (then lists and exits); unexpected %q", f.messages[0])
 	}
 	if f.thinking != "" && !llm.IsThinkingLevel(f.thinking) {
 		return fmt.Errorf("invalid --thinking %q (use %s)", f.thinking, strings.Join(llm.AllThinkingLevels, ", "))

@@ -73,6 +73,9 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stdout, "atomic", buildVersion())
 		return 0
 	}
+	if f.listModels != nil {
+		return listModels(f, os.Stdout, stderr) // models.go
+	}
 	mode := f.mode
 	if f.print && mode != app.ModeJSON { // -p with --mode json: json wins
 		mode = app.ModePrint
@@ -159,7 +162,7 @@ func run(args []string) int {
 	// project's file only in a trusted project).
 	rt, err := app.New(app.Options{
 		Cwd: cwd, Mode: mode, SettingsOverrides: overrides,
-		Provider: f.provider, Model: f.model, ThinkingLevel: f.thinking,
+		Provider: f.provider, Model: f.model, ThinkingLevel: f.thinking, Models: f.modelPatterns(),
 		NoSession: f.noSession, SessionPath: f.session, SessionID: f.sessionID, Fork: f.fork, Continue: f.continueLatest, SessionName: f.name,
 		Tools: tools, NoTools: f.noTools,
 		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: appendedSystemPrompt(f.appendSystem),

@@ -11,7 +11,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -47,6 +46,9 @@ type Options struct {
 	Provider      string // --provider
 	Model         string // --model
 	ThinkingLevel string // --thinking
+	// Models are the --models patterns: the cycling scope, in place of the
+	// settings' enabledModels; its first model starts a new session.
+	Models []string
 
 	NoSession   bool
 	SessionPath string // --session: a file to open (or create), or a session id or its prefix
@@ -201,36 +203,6 @@ func activeTools(settings config.Settings, opts Options) []string {
 		active = nil
 	}
 	return active
-}
-
-// selectInitialModel picks the model: flags, then settings, then the first
-// available model, then faux.
-func (rt *Runtime) selectInitialModel() error {
-	provider, id := rt.opts.Provider, rt.opts.Model
-	if provider == "" && id == "" {
-		provider, id = rt.settings.DefaultProvider, rt.settings.DefaultModel
-	}
-	level := rt.settings.DefaultThinkingLevel
-	if rt.opts.ThinkingLevel != "" {
-		level = rt.opts.ThinkingLevel
-	}
-	if m, lvl, ok := rt.resolveModel(provider, id); ok {
-		rt.model = &m
-		if lvl != "" {
-			level = lvl
-		}
-	} else if rt.opts.Provider != "" || rt.opts.Model != "" {
-		return fmt.Errorf("model not found: %s", joinModel(provider, id))
-	} else if avail := rt.catalog.Available(); len(avail) > 0 {
-		m := avail[0]
-		rt.model = &m
-	}
-	if !llm.IsThinkingLevel(level) {
-		level = llm.ThinkingMedium
-	}
-	rt.thinking = llm.ClampThinkingLevel(rt.model, level)
-	rt.prov.wantThinking = level
-	return nil
 }
 
 // BuiltinToolNames lists the built-in tools (the names --tools accepts).

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/atomic-go/atomic/host/config"
@@ -48,44 +47,35 @@ func listableModels(avail []llm.Model, cur *llm.Model) []llm.Model {
 	return append(real, fauxActive...)
 }
 
-// ScopedModels returns the available models matching the settings'
-// enabledModels patterns ("provider/id" or "id", with * wildcards and an
-// optional ":level"), in pattern order; nil when no pattern is set.
+// ScopedModels returns the available models of the cycling scope: the
+// --models patterns, else the settings' enabledModels, resolved as pi 1.6
+// resolves them (llm.ResolveScope: ids, fragments, globs, ":level"), in
+// pattern order; nil when no pattern is set or none matches.
 func (rt *Runtime) ScopedModels() []ScopedModel {
-	patterns := rt.settings.EnabledModels
+	scoped, _ := rt.scope()
+	return scoped
+}
+
+// scope resolves the scope patterns and says what did not resolve.
+func (rt *Runtime) scope() ([]ScopedModel, []string) {
+	patterns := rt.opts.Models
+	if patterns == nil {
+		patterns = rt.settings.EnabledModels
+	}
 	if len(patterns) == 0 {
-		return nil
+		return nil, nil
 	}
 	rt.reloadModels(false)
-	avail := rt.catalog.Available() // a scope may name the faux models
-	var out []ScopedModel
-	seen := map[string]bool{}
-	for _, pat := range patterns {
-		level := ""
-		if i := strings.LastIndex(pat, ":"); i >= 0 && llm.IsThinkingLevel(pat[i+1:]) {
-			pat, level = pat[:i], pat[i+1:]
-		}
-		for _, m := range avail {
-			full := m.Provider + "/" + m.ID
-			if seen[full] {
-				continue
-			}
-			ok1, _ := path.Match(pat, full)
-			ok2, _ := path.Match(pat, m.ID)
-			if ok1 || ok2 {
-				seen[full] = true
-				out = append(out, ScopedModel{Model: m, ThinkingLevel: level})
-			}
-		}
+	// A scope may name the faux models.
+	scoped, warnings := llm.ResolveScope(patterns, rt.catalog.Available())
+	if len(scoped) == 0 {
+		scoped = nil
 	}
-	return out
+	return scoped, warnings
 }
 
 // ScopedModel is a model of the cycling scope with its optional level.
-type ScopedModel struct {
-	Model         llm.Model
-	ThinkingLevel string
-}
+type ScopedModel = llm.ScopedModel
 
 // SetModel switches to an available model. With persist it also becomes
 // the default in settings.json (with the effective thinking level).
