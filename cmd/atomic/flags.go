@@ -28,6 +28,7 @@ type cliFlags struct {
 	thinking       string
 	models         string
 	listModels     *string // --list-models [search]: nil when not given
+	export         string  // --export <session file> [output]
 	session        string
 	sessionID      string
 	fork           string
@@ -69,6 +70,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	fs.StringVar(&f.model, "model", "", "model id, or provider/id, optionally with :thinking-level")
 	fs.StringVar(&f.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh, max")
 	fs.StringVar(&f.models, "models", "", "comma-separated model patterns (ids, fragments, globs, each with an optional :thinking-level): the scope to cycle through; its first model starts a new session")
+	fs.StringVar(&f.export, "export", "", "write a session file (its active branch) as one HTML page and exit: --export <file> [output.html]")
 	var listModels string
 	fs.StringVar(&listModels, "list-models", "", "list the available models (those with credentials), optionally only those matching a fuzzy search, and exit")
 	fs.Lookup("list-models").NoOptDefVal = listModelsAll
@@ -174,6 +176,9 @@ var modes = []string{app.ModeRPC, app.ModeACP, app.ModeJSON, app.ModePrint, "tex
 func (f *cliFlags) validate() error {
 	if f.mode != "" && !contains(modes, f.mode) {
 		return fmt.Errorf("unknown mode %q (use %s)", f.mode, strings.Join(modes[:4], ", "))
+	}
+	if f.export != "" && len(f.messages) > 1 {
+		return fmt.Errorf("--export takes a session file and at most one output path; unexpected %q", f.messages[1])
 	}
 	if f.listModels != nil && len(f.messages) > 0 {
 		return fmt.Errorf("--list-models takes one search (then lists and exits); unexpected %q", f.messages[0])

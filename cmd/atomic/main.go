@@ -73,8 +73,11 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stdout, "atomic", buildVersion())
 		return 0
 	}
+	if f.export != "" {
+		return exportSession(f, os.Stdout, stderr) // oneshot.go
+	}
 	if f.listModels != nil {
-		return listModels(f, os.Stdout, stderr) // models.go
+		return listModels(f, os.Stdout, stderr) // oneshot.go
 	}
 	mode := f.mode
 	if f.print && mode != app.ModeJSON { // -p with --mode json: json wins

@@ -106,10 +106,15 @@ func packageCommand(args []string, stdout, stderr io.Writer) (code int, handled 
 			if err != nil {
 				return fail(err)
 			}
-			if changed {
-				retrust()
+			file := packages.SettingsFile(paths.AgentDir, cwd, scope)
+			if !changed {
+				// As pi: installed again (which repairs a damaged
+				// install), the settings left as they were.
+				fmt.Fprintf(stdout, "Installed %s again; the %s settings already list it (%s)\n", written, scope, file)
+				return 0, true
 			}
-			fmt.Fprintf(stdout, "Installed %s (%s settings: %s)\n", written, scope, packages.SettingsFile(paths.AgentDir, cwd, scope))
+			retrust()
+			fmt.Fprintf(stdout, "Installed %s (%s settings: %s)\n", written, scope, file)
 			return 0, true
 		}
 		if err := ops.Remove(ctx, rest[0], scope); err != nil {

@@ -2,6 +2,8 @@ package app
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -133,3 +135,31 @@ func hasMessages(s *session.Session) bool {
 }
 
 var errStop = errors.New("stop")
+
+// ExportSessionFile is `atomic --export <file> [output]`: the session file's
+// active branch as one HTML page, without starting an agent. Without
+// output the page is atomic-session-<file name>.html in cwd (pi 1.6 writes
+// pi-session-… there too); a relative output is taken from cwd. The
+// session file is only read (a file of an older format is migrated, with
+// its backup, as opening it anywhere does).
+func ExportSessionFile(in, output, cwd string) (string, error) {
+	in = resolveAgainst(in, cwd)
+	if _, err := os.Stat(in); err != nil {
+		return "", fmt.Errorf("File not found: %s", in)
+	}
+	if _, ok := session.ReadHeader(in); !ok {
+		return "", fmt.Errorf("%s is not a session file (its first line is not a session header)", in)
+	}
+	s, err := session.Open(in, cwd)
+	if err != nil {
+		return "", err
+	}
+	if output == "" {
+		output = "atomic-session-" + strings.TrimSuffix(filepath.Base(in), ".jsonl") + ".html"
+	}
+	output = resolveAgainst(output, cwd)
+	if err := htmlexport.WriteFile(output, s, htmlexport.Info{Generated: time.Now()}); err != nil {
+		return "", err
+	}
+	return output, nil
+}

@@ -117,13 +117,19 @@ func (rt *Runtime) sessionDir(cwd string) string {
 }
 
 func (rt *Runtime) resolvePath(p string) string {
+	return resolveAgainst(p, rt.Cwd())
+}
+
+// resolveAgainst makes a path a user gave absolute: "~" is the home
+// directory, a relative path is taken from cwd.
+func resolveAgainst(p, cwd string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
 		}
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(rt.Cwd(), p)
+		p = filepath.Join(cwd, p)
 	}
 	return filepath.Clean(p)
 }

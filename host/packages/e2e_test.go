@@ -209,6 +209,14 @@ func TestLocalPackageEndToEnd(t *testing.T) {
 	if string(got) != wantAfter {
 		t.Fatalf("settings after install:\n%s\nwant:\n%s", got, wantAfter)
 	}
+	// Again: installed again, said so, the settings byte for byte as they were.
+	r = e.mustRun("install", pkg)
+	if !strings.Contains(r.stdout, "Installed "+pkg+" again; the user settings already list it") {
+		t.Errorf("second install output: %q", r.stdout)
+	}
+	if again, _ := os.ReadFile(settings); string(again) != wantAfter {
+		t.Fatalf("settings after a second install:\n%s", again)
+	}
 	list := e.mustRun("list")
 	for _, w := range []string{pkg, "skills: loc-skill", "prompts: /loc-extra, /loc-review", "extensions: cmd.ts"} {
 		if !strings.Contains(list.stdout, w) {

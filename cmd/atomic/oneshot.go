@@ -1,5 +1,8 @@
 package main
 
+// The flags that do one thing and exit without a session: --list-models
+// and --export.
+
 import (
 	"fmt"
 	"io"
@@ -114,4 +117,25 @@ func hasInput(m llm.Model, kind string) bool {
 		}
 	}
 	return false
+}
+
+// exportSession is --export <file> [output]: the page written, its path on
+// stdout, as pi 1.6 says it.
+func exportSession(f *cliFlags, stdout, stderr io.Writer) int {
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "atomic:", err)
+		return 1
+	}
+	out := ""
+	if len(f.messages) > 0 {
+		out = f.messages[0]
+	}
+	path, err := app.ExportSessionFile(f.export, out, cwd)
+	if err != nil {
+		fmt.Fprintln(stderr, "atomic: --export:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Exported to: %s\n", path)
+	return 0
 }

@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,6 +74,47 @@ func TestModelFlagResolvesAsPi(t *testing.T) {
 		res := e2e.Run(t, e2e.Options{NoMode: true, Args: c.args, AgentFiles: files}, stdin, limit)
 		if res.ExitCode != c.code || !strings.Contains(res.Stderr, c.err) || !strings.Contains(res.Stdout, c.out) {
 			t.Errorf("%v: exit %d (want %d)\nstdout %s\nstderr %s", c.args, res.ExitCode, c.code, res.Stdout, res.Stderr)
+		}
+	}
+}
+
+func TestExportSessionFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s1.jsonl")
+	lines := `{"type":"session","version":3,"id":"01a24617-f733-7a91-8c40-de6b065cf487","timestamp":"2026-12-05T12:05:05.459Z","cwd":"/elsewhere"}
+{"type":"message","id":"06dc5643","parentId":null,"timestamp":"2026-12-05T12:05:05.467Z","message":{"role":"user","content":[{"type":"text","text":"a question of export"}],"timestamp":1796472305467}}
+`
+	if err := os.WriteFile(file, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Without an output: atomic-session-<name>.html in the working directory.
+	res := e2e.Run(t, e2e.Options{NoMode: true, Dir: dir, Args: []string{"--export", "s1.jsonl"}}, "", limit)
+	page := filepath.Join(dir, "atomic-session-s1.html")
+	if res.ExitCode != 0 || res.Stdout != "Exported to: "+page+"\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "a question of export") {
+		t.Fatalf("page: %v", err)
+	}
+	res = e2e.Run(t, e2e.Options{NoMode: true, Dir: dir, Args: []string{"--export", file, "sub/out.html"}}, "", limit)
+	if res.ExitCode != 0 || res.Stdout != "Exported to: "+filepath.Join(dir, "sub", "out.html")+"\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if after, _ := os.ReadFile(file); string(after) != lines {
+		t.Fatalf("the session file changed:\n%s", after)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--export", "nosuch.jsonl"}, 1, "File not found: " + filepath.Join(dir, "nosuch.jsonl")},
+		{[]string{"--export", "atomic-session-s1.html"}, 1, "is not a session file"},
+		{[]string{"--export", "s1.jsonl", "a.html", "b.html"}, 2, "at most one output path"},
+	} {
+		res := e2e.Run(t, e2e.Options{NoMode: true, Dir: dir, Args: c.args}, "", limit)
+		if res.ExitCode != c.code || res.Stdout != "" || !strings.Contains(res.Stderr, c.want) {
+			t.Errorf("%v: exit %d stdout %q stderr %q", c.args, res.ExitCode, res.Stdout, res.Stderr)
 		}
 	}
 }
