@@ -1,11 +1,11 @@
 // The extension TestPi16UtilitiesInGoja and TestPi16UtilitiesInNode load
-// (and libgaps.mjs runs against pi 1.6 itself to record
-// libgaps.golden): it calls the library functions of pi 1.6 that atomic
-// provides as pi's (skill blocks, diffs, renderDiff, image sniffing, the
-// dimension note, the shell, the branch-summary helpers) on a fixed corpus
-// in a directory the runner prepends as `workDir`, and puts what they
-// gave, as JSON, in its command's description (compact; the golden file
-// is it indented by one space). Plain JavaScript (no type
+// (and libgaps.mjs runs against pi 1.6 itself to record libgaps.golden):
+// it calls the library functions of pi 1.6 that atomic provides as pi's
+// (skill blocks, diffs, renderDiff, image sniffing, the dimension note,
+// the shell, the branch-summary helpers, resolveCliModel) on a fixed
+// corpus, in a directory the runner prepends as `workDir`, and puts what
+// they gave, as JSON, in its command's description (compact; the golden
+// file is that JSON indented by one space). Plain JavaScript (no type
 // annotations), so Node runs it as it is when recording.
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -19,6 +19,7 @@ import {
   parseSkillBlock,
   prepareBranchEntries,
   renderDiff,
+  resolveCliModel,
 } from "@earendil-works/pi-coding-agent";
 
 const hide = (v) => JSON.parse(JSON.stringify(v === undefined ? null : v).split(workDir).join("<work>"));
@@ -224,6 +225,59 @@ async function run() {
     };
   };
   out.prepare = [prepared(branch), prepared(whole), prepared(whole, 0), prepared(whole, 60), prepared(whole, 130), prepared(whole, 10), prepared(whole, 20), prepared(whole, 26), prepared(whole, 150), prepared([])];
+  const model = (provider, id, name, extra) => Object.assign({ provider, id, name: name || id, api: "openai-completions", contextWindow: 1000, maxTokens: 100, reasoning: false }, extra || {});
+  const catalog = [
+    model("anthropic", "claude-opus-5-5", "Claude Opus 5.5", { reasoning: true }),
+    model("anthropic", "claude-sonnet-4-5-20250929", "Claude Sonnet 4.5 (dated)"),
+    model("anthropic", "claude-sonnet-4-5", "Claude Sonnet 4.5"),
+    model("anthropic", "claude-haiku-4-5-20251001", "Claude Haiku"),
+    model("acme", "rocket-1", "Rocket One"),
+    model("acme", "rocket-2-latest", "Rocket Two"),
+    model("acme", "shared-model", "Shared"),
+    model("other", "shared-model", "Shared elsewhere"),
+    model("third", "shared-model", "Shared third"),
+    model("zai", "glm-5", "GLM 5"),
+    model("gateway", "zai/glm-5", "GLM via gateway"),
+    model("gateway", "mystery", "Has rocket in name"),
+    model("my/proxy", "proxied", "Proxied"),
+  ];
+  const runtime = (models, authed) => ({ getModels: () => models, hasConfiguredAuth: (p) => authed.includes(p) });
+  const rt = runtime(catalog, ["anthropic", "acme"]);
+  const cli = [
+    [{}, rt],
+    [{ cliModel: "x" }, runtime([], [])],
+    [{ cliProvider: "nope", cliModel: "x" }, rt],
+    [{ cliModel: "rocket-1" }, rt],
+    [{ cliModel: "ROCKET-1" }, rt],
+    [{ cliModel: "  rocket-1  " }, rt],
+    [{ cliModel: "acme/rocket-1" }, rt],
+    [{ cliModel: "sonnet" }, rt],
+    [{ cliModel: "haiku" }, rt],
+    [{ cliModel: "rocket" }, rt],
+    [{ cliModel: "rocket-1:high" }, rt],
+    [{ cliModel: "rocket-1:bogus" }, rt],
+    [{ cliModel: "acme/brand-new" }, rt],
+    [{ cliModel: "acme/brand-new:high" }, rt],
+    [{ cliModel: "acme/brand-new:off" }, rt],
+    [{ cliModel: "acme/brand-new:high", cliThinking: "low" }, rt],
+    [{ cliModel: "anthropic/claude-next" }, rt],
+    [{ cliProvider: "ACME", cliModel: "unknown-one" }, rt],
+    [{ cliProvider: "anthropic", cliModel: "sonnet" }, rt],
+    [{ cliModel: "shared-model" }, rt],
+    [{ cliModel: "shared-model" }, runtime(catalog, [])],
+    [{ cliModel: "shared-model" }, runtime(catalog, ["other", "third"])],
+    [{ cliModel: "shared-model" }, runtime(catalog, ["other"])],
+    [{ cliModel: "shared-model", inlineApiKey: "k" }, rt],
+    [{ cliModel: "shared" }, runtime(catalog, ["other", "third"])],
+    [{ cliModel: "zai/glm-5" }, runtime(catalog, ["zai"])],
+    [{ cliModel: "zai/glm-5" }, runtime(catalog, ["gateway"])],
+    [{ cliModel: "zai/glm-5" }, runtime(catalog, [])],
+    [{ cliModel: "my/proxy/proxied" }, rt],
+    [{ cliModel: "my/proxy/other" }, rt],
+    [{ cliModel: "nothing-like-it" }, rt],
+    [{ cliModel: "gateway/rocket" }, rt],
+  ];
+  out.cliModels = cli.map(([o, runtime]) => hide(resolveCliModel(Object.assign({ modelRuntime: runtime }, o))));
   return out;
 }
 

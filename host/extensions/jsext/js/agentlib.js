@@ -1277,7 +1277,6 @@ const unsupportedNames = {
     }
   },
   readStoredCredential: unsupported("readStoredCredential", "credentials are not given to extensions; use ctx.modelRegistry"),
-  resolveCliModel: unsupported("resolveCliModel", "use ctx.modelRegistry.find"),
   resolveModelScopeWithDiagnostics: unsupported("resolveModelScopeWithDiagnostics", "use ctx.modelRegistry"),
   createCodemodeExtension: unsupported("createCodemodeExtension"),
   createMcpExtension: unsupported("createMcpExtension", "configure MCP servers in atomic's settings"),

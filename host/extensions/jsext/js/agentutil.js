@@ -1,7 +1,8 @@
 // The agent's utilities among pi 1.6's library exports that behave as
 // pi's: skill blocks, the display and unified diffs (made with jsdiff, the
 // library pi uses), renderDiff, image type sniffing and the dimension note,
-// the shell pi's bash tool runs, and the branch-summary entry helpers.
+// the shell pi's bash tool runs, the branch-summary entry helpers, and
+// resolveCliModel over a model runtime's models.
 // agent.js re-exports them. Shared by both script runtimes, as agentlib.js
 // is: goja loads it with its node: modules, Node with its own built-ins.
 "use strict";
@@ -421,6 +422,163 @@ function prepareBranchEntries(entries, tokenBudget = 0) {
   return { messages, fileOps, totalTokens };
 }
 
+// --- model references ------------------------------------------------------------
+// resolveCliModel({cliProvider, cliModel, cliThinking, inlineApiKey,
+// modelRuntime}): the model a --provider/--model pair names among
+// modelRuntime.getModels(), as pi's command line resolves it: an exact id
+// (or provider/id), then a part of an id or name; a ":level" suffix is a
+// thinking level; an id a known provider lacks is a custom model of that
+// provider (with a warning). Credentials (modelRuntime.hasConfiguredAuth)
+// only break ties between providers.
+const thinkingLevels = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+const lower = (s) => String(s).toLowerCase();
+function thinkingSuffix(text) {
+  const at = text.lastIndexOf(":");
+  if (at === -1) return undefined;
+  const level = text.slice(at + 1);
+  return thinkingLevels.includes(level) ? { base: text.slice(0, at), thinkingLevel: level } : undefined;
+}
+// "provider/model" where provider is a known provider (the longest that
+// fits: provider names may hold "/" themselves).
+function providerPrefix(text, models) {
+  const lt = lower(text);
+  let best;
+  for (const { provider } of models) {
+    const p = lower(provider.trim());
+    if (!p || (best && best.provider.length >= provider.length)) continue;
+    const slash = lt.indexOf("/", p.length);
+    if (slash === -1 || lt.slice(0, slash).trim() !== p) continue;
+    const rest = text.slice(slash + 1).trim();
+    if (rest) best = { provider, modelText: rest };
+  }
+  return best;
+}
+const containing = (text, models) => {
+  const lt = lower(text);
+  return models.filter((m) => lower(m.id).includes(lt) || (m.name != null && lower(m.name).includes(lt)));
+};
+// Of several matches: an alias (no -YYYYMMDD date, or -latest) before a
+// dated version, then the last id in collation order.
+function preferred(models) {
+  const aliases = models.filter((m) => m.id.endsWith("-latest") || !/-\d{8}$/.test(m.id));
+  return (aliases.length ? aliases : models).slice().sort((a, b) => b.id.localeCompare(a.id))[0];
+}
+const providerCount = (models) => new Set(models.map((m) => m.provider)).size;
+function byReference(text, pool, fuzzy, usable) {
+  const exact = pool.filter((m) => lower(m.id) === lower(text));
+  const split = providerPrefix(text, pool);
+  let named;
+  if (split) {
+    const own = pool.filter((m) => m.provider === split.provider);
+    named =
+      own.find((m) => lower(m.id) === lower(split.modelText)) ||
+      exact.find((m) => m.provider === split.provider) ||
+      (fuzzy ? preferred(containing(split.modelText, own)) : undefined);
+  }
+  const others = exact.filter((m) => m !== named);
+  const all = named ? [named, ...others] : others;
+  if (all.length === 0) return undefined;
+  if (providerCount(all) === 1) return { status: "resolved", model: all[0] };
+  if (named && usable(named.provider)) return { status: "resolved", model: named };
+  const usableOthers = others.filter((m) => usable(m.provider));
+  if (usableOthers.length === 1) return { status: "resolved", model: usableOthers[0] };
+  if (usableOthers.length === 0 && named) return { status: "resolved", model: named };
+  return { status: "ambiguous", candidates: all, usableCount: usableOthers.length };
+}
+function byPart(matches, usable) {
+  if (matches.length === 0) return undefined;
+  const usableOnes = providerCount(matches) > 1 ? matches.filter((m) => usable(m.provider)) : [];
+  const pool = usableOnes.length ? usableOnes : matches;
+  const best = preferred(pool);
+  if (!best) return undefined;
+  const same = pool.filter((m) => m.id === best.id);
+  if (providerCount(same) === 1) return { status: "resolved", model: best };
+  return { status: "ambiguous", candidates: same, usableCount: usableOnes.length ? same.length : 0 };
+}
+function resolveIn(text, req, pool, usable) {
+  const found = byReference(text, pool, req.fuzzy, usable) || (req.fuzzy ? byPart(containing(text, pool), usable) : undefined);
+  if (found) return found;
+  if (req.thinkingSuffix === "none") return { status: "not-found" };
+  const t = thinkingSuffix(text);
+  if (t) {
+    const inner = resolveIn(t.base, req, pool, usable);
+    if (inner.status === "not-found") return inner;
+    return Object.assign({}, inner, { thinkingLevel: inner.warning ? undefined : t.thinkingLevel });
+  }
+  if (req.thinkingSuffix === "strict") return { status: "not-found" };
+  const at = text.lastIndexOf(":");
+  if (at === -1) return { status: "not-found" };
+  const inner = resolveIn(text.slice(0, at), req, pool, usable);
+  if (inner.status === "not-found") return inner;
+  return Object.assign({}, inner, { thinkingLevel: undefined, warning: `Invalid thinking level "${text.slice(at + 1)}" in pattern "${text}". Using default instead.` });
+}
+function resolveReference(req, models, usable) {
+  const text = String(req.text).trim();
+  if (!text) return { status: "not-found" };
+  const only = req.provider ? lower(req.provider) : undefined;
+  const pool = only ? models.filter((m) => lower(m.provider) === only) : models;
+  const result = resolveIn(text, req, pool, usable);
+  if (result.status !== "not-found") return result;
+  // Not found: a custom id of the named (or given) provider.
+  const split = providerPrefix(text, pool);
+  const anchor = only ? pool[0] : pool.find((m) => split && m.provider === split.provider);
+  if (!anchor) return result;
+  const modelText = split ? split.modelText : text;
+  const t = req.thinkingSuffix === "none" ? undefined : thinkingSuffix(modelText);
+  return {
+    status: "not-found",
+    target: {
+      provider: anchor.provider,
+      providerModels: [anchor, ...pool.filter((m) => m.provider === anchor.provider && m !== anchor)],
+      modelText,
+      modelId: t ? t.base : modelText,
+      thinkingLevel: t && t.thinkingLevel,
+    },
+  };
+}
+function resolveCliModel(options) {
+  const { cliProvider, cliModel, cliThinking, inlineApiKey, modelRuntime } = options;
+  const none = { model: undefined, warning: undefined, error: undefined };
+  if (!cliModel) return none;
+  const models = Array.from(modelRuntime.getModels());
+  if (models.length === 0) return Object.assign(none, { error: "No models available. Check your installation or add models to models.json." });
+  let provider;
+  if (cliProvider) {
+    const hit = models.find((m) => lower(m.provider) === lower(cliProvider));
+    if (!hit) return Object.assign(none, { error: `Unknown provider "${cliProvider}". Use --list-models to see available providers/models.` });
+    provider = hit.provider;
+  }
+  // An inline key serves whichever provider is chosen: stored credentials must not choose.
+  const usable = inlineApiKey ? () => false : (p) => modelRuntime.hasConfiguredAuth(p);
+  const r = resolveReference({ text: cliModel, provider, thinkingSuffix: "strict", fuzzy: true }, models, usable);
+  if (r.status === "resolved") return { model: r.model, thinkingLevel: r.thinkingLevel, warning: r.warning, error: undefined };
+  if (r.status === "ambiguous") {
+    const names = r.candidates.map((m) => `${m.provider}/${m.id}`).sort((a, b) => a.localeCompare(b)).join(", ");
+    const hint = inlineApiKey
+      ? "--api-key does not choose a provider."
+      : r.usableCount === 0
+        ? "No matching provider is authenticated."
+        : "More than one matching provider is authenticated.";
+    return Object.assign(none, { error: `Model "${cliModel}" is ambiguous across providers: ${names}. ${hint} Use --provider or provider/model.` });
+  }
+  const target = r.target;
+  if (!target) return Object.assign(none, { error: `Model "${cliModel}" not found. Use --list-models to see available models.` });
+  // With --thinking the suffix stays part of the custom id.
+  const modelId = cliThinking ? target.modelText : target.modelId;
+  const fallbackThinking = cliThinking ? undefined : target.thinkingLevel;
+  // The custom model copies its provider's default model: the first of
+  // the provider's models (atomic's catalog lists each provider's default
+  // first).
+  const base = Object.assign({}, target.providerModels[0], { id: modelId, name: modelId });
+  const thinking = cliThinking || fallbackThinking;
+  return {
+    model: thinking && thinking !== "off" ? Object.assign(base, { reasoning: true }) : base,
+    thinkingLevel: fallbackThinking,
+    warning: `Model "${modelId}" not found for provider "${target.provider}". Using custom model id.`,
+    error: undefined,
+  };
+}
+
 module.exports = {
   __esModule: true,
   parseSkillBlock,
@@ -432,4 +590,5 @@ module.exports = {
   getShellConfig,
   collectEntriesForBranchSummary,
   prepareBranchEntries,
+  resolveCliModel,
 };
