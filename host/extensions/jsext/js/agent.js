@@ -5,7 +5,9 @@
 const tui = require("@mariozechner/pi-tui");
 const native = require("atomic:internal");
 // The library part (agentlib.js); its helpers for piai.js stay out.
-const { uuidv7: _u, contentText: _c, unsupported: _n, unsupportedClass: _k, ...libExports } = require("atomic:agentlib");
+const { uuidv7: _u, contentText: _c, unsupported: _n, unsupportedClass: _k, projectEntry: _p, ...libExports } = require("atomic:agentlib");
+// The agent's utilities that behave as pi's (agentutil.js).
+const { __esModule: _e, ...utilExports } = require("atomic:agentutil");
 
 const DEFAULT_MAX_LINES = 2000;
 const DEFAULT_MAX_BYTES = 50 * 1024;
@@ -287,6 +289,7 @@ function truncateToVisualLines(text, maxVisualLines, width, paddingX, keep) {
 module.exports = {
   __esModule: true,
   ...libExports,
+  ...utilExports,
   ...components,
   Theme,
   truncateToVisualLines,
