@@ -727,7 +727,6 @@ var accepted = map[string]map[string]string{
 	"examples/plan-mode":                 {"command run": "pi colours the status with its terminal theme; atomic sends plain text"},
 	"examples/qna.ts":                    {"command run": "setEditorText(undefined): atomic sends an empty text, pi no text field"},
 	"examples/summarize.ts":              {"command run": "the message of the model registry for a model that is not configured"},
-	"examples/subagent":                  {"tools": "pi 0.73.1 takes `-e <dir>` with a prompts/ subdirectory as a package of prompts and does not load its index.ts; atomic loads the extension"},
 	"pi-markdown-preview":                {"commands": "the extension names its cache directory from PI_CODING_AGENT_DIR, which atomic does not set"},
 	"examples/trigger-compact.ts":        {"command run": "atomic reports the compaction failing (too small a session) to the extension's onError; pi reports nothing by then"},
 }
