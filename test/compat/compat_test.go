@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -41,8 +42,8 @@ import (
 var (
 	record   = flag.Bool("record", false, "record pi's results into testdata (needs npm)")
 	examples = flag.Bool("examples-only", false, "only pi's examples (no package installs)")
-	only     = flag.String("record-only", "", "with -record: only the cases whose name contains this")
-	nodeNext = flag.String("record-node", "node", "with -record: the node binary (22.19 or newer) that runs pi "+PiNextVersion)
+	only     = flag.String("record-only", "", "with -record: only the cases whose name contains one of these (separated by commas)")
+	nodeNext = flag.String("record-node", "", "with -record: the node binary (22.19 or newer) that runs pi "+PiNextVersion+" (default: "+NodeNextPackage+"@"+NodeNextVersion+" from npm)")
 )
 
 // Observation is what one agent did with one extension.
@@ -76,6 +77,10 @@ type Run struct {
 	Name   string   `json:"name"`
 	Args   string   `json:"args"`
 	Output []string `json:"output"`
+	// Model is what the model answers while the command runs (a command
+	// that asks the model, in a nested session or directly), one text a
+	// request.
+	Model []string `json:"model,omitempty"`
 }
 
 // Case is one extension of the suite.
@@ -341,6 +346,9 @@ func observeIn(t *testing.T, home, cwd string, argv []string, envFor func(home s
 		// its output. What the previous turn's notifications still bring
 		// (a turn_end handler's status, sent after agent_end) goes first.
 		a.settle(2*time.Second, 15*time.Second)
+		for _, text := range cmdRun.Model {
+			srv.Enqueue(llmtest.OpenAIChat(llmtest.Turn{Text: text}))
+		}
 		from := a.count()
 		_, _, err := a.request(map[string]any{"type": "prompt", "message": "/" + cmdRun.Name + " " + cmdRun.Args}, 30*time.Second)
 		if err == nil {
@@ -454,6 +462,12 @@ func prefetch() {
 		}()
 	}
 	get("@mariozechner/pi-coding-agent", PiVersion)
+	if nodeNextPackaged() {
+		get(NodeNextPackage, NodeNextVersion)
+	}
+	if *record {
+		get("@earendil-works/pi-coding-agent", PiNextVersion)
+	}
 	for _, p := range Packages {
 		if !*examples {
 			get(p.Name, p.Version)
@@ -498,7 +512,12 @@ func cases(t *testing.T, pi npmpkg.Install) []Case {
 
 // plans are the command and tool call run for a case (from what pi
 // registered, so both agents run the same).
-var plans = map[string]func(Observation) (*Run, *Run){}
+var plans = map[string]func(Observation) (*Run, *Run){
+	// A side question: a nested session that asks the model.
+	"pi-btw": func(o Observation) (*Run, *Run) {
+		return &Run{Name: "btw", Args: "what does compat mean?", Model: []string{"It means compatible."}}, nil
+	},
+}
 
 func defaultPlan(o Observation) (*Run, *Run) {
 	var cmd, tool *Run
@@ -567,13 +586,17 @@ func TestCompat(t *testing.T) {
 		clis := map[string][]string{PiVersion: {"node", filepath.Join(pi.PackageDir(), "dist", "cli.js")}}
 		t.Run("record", func(t *testing.T) {
 			for _, c := range all {
-				if *only != "" && !strings.Contains(c.Name, *only) {
+				if !selected(c.Name) {
 					continue
 				}
 				argv, ok := clis[c.Pi]
 				if !ok && c.Pi == PiNextVersion {
 					next := ensure(t, "@earendil-works/pi-coding-agent", PiNextVersion)
-					argv = []string{*nodeNext, filepath.Join(next.PackageDir(), "dist", "cli.js")}
+					node := *nodeNext
+					if node == "" {
+						node = nextNode(t)
+					}
+					argv = []string{node, filepath.Join(next.PackageDir(), "dist", "cli.js")}
 					clis[c.Pi] = argv
 				}
 				t.Run(c.Name, func(t *testing.T) {
@@ -599,18 +622,41 @@ func TestCompat(t *testing.T) {
 			t.Parallel()
 			b, err := os.ReadFile(fixtureFile(c))
 			if err != nil {
-				t.Skipf("pi's behaviour with %s is not recorded yet (%v): record it with -record", c.Name, err)
+				// A case of the suite without its fixture is a gap of the
+				// suite, not of this machine: where npm is required (CI)
+				// it fails.
+				testreq.Missing(t, "npm", "pi's behaviour with %s is not recorded (%v): record it with -record", c.Name, err)
 			}
 			var want Observation
 			if err := json.Unmarshal(b, &want); err != nil {
 				t.Fatal(err)
 			}
+			env := cleanEnv()
+			if c.Pi == PiNextVersion {
+				// Packages written for pi 1.x may use what its Node (22.19
+				// or newer) has and Node 20 lacks (node:sqlite): atomic's
+				// Node runtime gets the same Node as pi had.
+				env = withPath(env, filepath.Dir(nextNode(t)))
+			}
 			got := observe(t, []string{bin}, func(home string) []string {
-				return append(cleanEnv(), "HOME="+home, "ATOMIC_CODING_AGENT_DIR="+filepath.Join(home, "agent"))
+				return append(env, "HOME="+home, "ATOMIC_CODING_AGENT_DIR="+filepath.Join(home, "agent"))
 			}, c, func(Observation) (*Run, *Run) { return copyRun(want.CommandRun), copyRun(want.ToolRun) })
 			compare(t, c, want, got)
 		})
 	}
+}
+
+// selected says whether -record-only selects the case.
+func selected(name string) bool {
+	if *only == "" {
+		return true
+	}
+	for _, s := range strings.Split(*only, ",") {
+		if s = strings.TrimSpace(s); s != "" && strings.Contains(name, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func planFor(c Case) func(Observation) (*Run, *Run) {
@@ -624,7 +670,39 @@ func copyRun(r *Run) *Run {
 	if r == nil {
 		return nil
 	}
-	return &Run{Name: r.Name, Args: r.Args}
+	return &Run{Name: r.Name, Args: r.Args, Model: r.Model}
+}
+
+// nodeNextPackaged says whether npm has a Node build of this machine's
+// kind (NodeNextPackage is Linux x64 only).
+func nodeNextPackaged() bool { return runtime.GOOS == "linux" && runtime.GOARCH == "amd64" }
+
+// nextNode is the node binary of the cases recorded with PiNextVersion: the
+// Node build NodeNextPackage, installed with npm into the user cache (a
+// binary shipped in a registry package), or the node on PATH where there
+// is none for this machine.
+func nextNode(t *testing.T) string {
+	if !nodeNextPackaged() {
+		p, err := exec.LookPath("node")
+		if err != nil {
+			testreq.Missing(t, "node", "node is not on PATH")
+		}
+		t.Logf("no %s for %s/%s: the node on PATH runs the pi %s cases", NodeNextPackage, runtime.GOOS, runtime.GOARCH, PiNextVersion)
+		return p
+	}
+	return filepath.Join(ensure(t, NodeNextPackage, NodeNextVersion).PackageDir(), "bin", "node")
+}
+
+// withPath puts dir first on the PATH of env.
+func withPath(env []string, dir string) []string {
+	out := append([]string(nil), env...)
+	for i, kv := range out {
+		if strings.HasPrefix(kv, "PATH=") {
+			out[i] = "PATH=" + dir + string(os.PathListSeparator) + kv[len("PATH="):]
+			return out
+		}
+	}
+	return append(out, "PATH="+dir)
 }
 
 func cleanEnv() []string {
@@ -649,12 +727,20 @@ var accepted = map[string]map[string]string{
 	"examples/plan-mode":                 {"command run": "pi colours the status with its terminal theme; atomic sends plain text"},
 	"examples/qna.ts":                    {"command run": "setEditorText(undefined): atomic sends an empty text, pi no text field"},
 	"examples/summarize.ts":              {"command run": "the message of the model registry for a model that is not configured"},
-	"examples/subagent":                  {"tools": "pi 0.73.1 takes `-e <dir>` with a prompts/ subdirectory as a package of prompts and does not load its index.ts; atomic loads the extension"},
 	"pi-markdown-preview":                {"commands": "the extension names its cache directory from PI_CODING_AGENT_DIR, which atomic does not set"},
 	"examples/trigger-compact.ts":        {"command run": "atomic reports the compaction failing (too small a session) to the extension's onError; pi reports nothing by then"},
 }
 
-var gaps = map[string]map[string]string{}
+var gaps = map[string]map[string]string{
+	// Owner: nested sessions (createAgentSession in hostsvc and agentlib.js).
+	// Once it works, the tool's text holds the run's duration ("Agent
+	// completed in 0.0s"), which is to be accepted as inherent.
+	"@tintinweb/pi-subagents": {"tool run": "createAgentSession() is not supported yet, so the Agent tool's nested session fails"},
+	// Owner: nested sessions and the library surface (ctx.modelRegistry).
+	"pi-btw": {"command run": "ctx.modelRegistry.getApiKeyAndHeaders is missing, so /btw throws before its nested session (createAgentSession) starts"},
+	// Owner: tool-argument validation (host/tools/validate*).
+	"@juicesharp/rpiv-ask-user-question": {"tool run": "the validation error of the tool's arguments is worded differently from pi's and does not echo the arguments received"},
+}
 
 // compare fails the test on each difference from pi (except the accepted
 // ones) and logs the case's row of the results table (docs/compat.md).
