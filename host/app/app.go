@@ -127,13 +127,6 @@ type activeRun struct {
 	prev    *activeRun    // the run before; this one starts once prev settled
 }
 
-func joinModel(provider, id string) string {
-	if provider == "" {
-		return id
-	}
-	return provider + "/" + id
-}
-
 // resolveModel finds a model from a provider and a pattern that may be
 // "provider/id" or "id:thinking".
 func (rt *Runtime) resolveModel(provider, id string) (llm.Model, string, bool) {

@@ -1341,4 +1341,5 @@ module.exports = {
   unsupportedClass,
   // for agentutil.js
   projectEntry,
+  nodeBuiltin,
 };

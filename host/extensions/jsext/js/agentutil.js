@@ -9,13 +9,7 @@
 
 const lib = require("atomic:agentlib");
 
-function nodeBuiltin(name) {
-  if (typeof process === "object" && process && typeof process.getBuiltinModule === "function") {
-    const m = process.getBuiltinModule(name);
-    if (m) return m;
-  }
-  return require(name);
-}
+const nodeBuiltin = lib.nodeBuiltin;
 const fs = () => nodeBuiltin("node:fs");
 const path = () => nodeBuiltin("node:path");
 
