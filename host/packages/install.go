@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,7 +146,22 @@ func (in *Installer) install(ctx context.Context, src Source, scope, base string
 	if _, err := os.Stat(p); err != nil {
 		return fmt.Errorf("path does not exist: %s", p)
 	}
-	return nil
+	return bareRepositoryError(p)
+}
+
+// bareRepositoryError refuses a local path that is a bare git repository
+// (a file:// URL of one, say): it holds no package files, and loading it
+// would fail later with a less helpful message.
+func bareRepositoryError(p string) error {
+	for _, name := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(p, name)); err != nil {
+			return nil
+		}
+	}
+	if _, err := os.Stat(filepath.Join(p, "package.json")); err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s is a bare git repository, not a package directory: use git:%s to clone it", p, (&url.URL{Scheme: "file", Path: p}).String())
 }
 
 // cloneGit clones into a temporary directory beside the target and

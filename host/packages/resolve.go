@@ -190,6 +190,10 @@ func resolveEntry(ctx context.Context, o Options, in *Installer, e Entry, seen m
 			pkg.Error = "path does not exist: " + root
 			return pkg, collected{}
 		}
+		if err := bareRepositoryError(root); err != nil {
+			pkg.Error = err.Error()
+			return pkg, collected{}
+		}
 		pkg.Installed = true
 		man, pkg.Version = ReadManifest(root)
 		if !st.IsDir() {

@@ -77,8 +77,9 @@ func scpLike(s string) bool {
 
 // ParseSource parses a package source: npm:<name>[@version|@range|@tag],
 // git:<host>/<path>[@ref], git:git@host:path[@ref], https://, http://,
-// ssh:// and git:// URLs (git), git@host:path, github:owner/repo, or a
-// local path.
+// ssh:// and git:// URLs (git, with or without the git: prefix),
+// git@host:path, github:owner/repo, a repository on this machine
+// (git:file:///abs/repo.git, git:/abs/repo.git), or a local path.
 func ParseSource(raw string) (Source, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
@@ -91,6 +92,10 @@ func ParseSource(raw string) (Source, error) {
 		return Source{}, fmt.Errorf("%s is a built-in extension, not a package", s)
 	case strings.HasPrefix(s, "github:"):
 		return parseGit(raw, "github.com/"+strings.TrimPrefix(s[len("github:"):], "/"), true)
+	case strings.HasPrefix(s, "git://"):
+		// A git:// URL, not the git: prefix (pi 1.6 takes "git:" first and
+		// then fails on "//host/path").
+		return parseGit(raw, s, false)
 	case strings.HasPrefix(s, "git:"):
 		return parseGit(raw, strings.TrimSpace(s[len("git:"):]), true)
 	case looksLocal(s):
@@ -117,6 +122,8 @@ func parseGit(raw, u string, prefixed bool) (Source, error) {
 	src := Source{Raw: raw, Kind: KindGit}
 	var host, path string
 	switch {
+	case prefixed && (strings.HasPrefix(u, "/") || strings.HasPrefix(strings.ToLower(u), "file:")):
+		return parseFileGit(raw, u)
 	case scpLike(u):
 		hostPart, rest, _ := strings.Cut(u[len("git@"):], ":")
 		rest, src.Ref = splitRef(rest)
@@ -170,6 +177,56 @@ func parseGit(raw, u string, prefixed bool) (Source, error) {
 		return bad("invalid ref " + src.Ref)
 	}
 	src.Host, src.Path = strings.ToLower(host), path
+	return src, nil
+}
+
+// FileHost is the host part of the install directory of a repository on
+// this machine (git:file:///abs/repo.git): no network host is spelled
+// without a dot, so it cannot collide with one.
+const FileHost = "file"
+
+// parseFileGit parses a repository on this machine: git:/abs/repo.git or
+// git:file:///abs/repo.git, with an optional @ref or #ref. The clone URL
+// is always a file:// URL (git then copies objects rather than
+// hard-linking them into the install).
+func parseFileGit(raw, u string) (Source, error) {
+	bad := func(why string) (Source, error) {
+		return Source{}, fmt.Errorf("invalid git source %q: %s", strings.TrimSpace(raw), why)
+	}
+	p := u
+	if strings.HasPrefix(strings.ToLower(u), "file:") {
+		pu, err := url.Parse(u)
+		if err != nil {
+			return bad(err.Error())
+		}
+		if pu.Host != "" && pu.Host != "localhost" {
+			return bad("a file: URL names a path on this machine (file:///path)")
+		}
+		p = pu.Path
+		if pu.Fragment != "" {
+			p += "#" + pu.Fragment
+		}
+	}
+	if !strings.HasPrefix(p, "/") {
+		return bad("a repository on this machine needs an absolute path")
+	}
+	src := Source{Raw: raw, Kind: KindGit}
+	// A ref follows the last path element: "/srv/a@b/repo.git@v1".
+	dir, last := filepath.Split(p)
+	last, src.Ref = splitRef(last)
+	p = filepath.Clean(dir + last)
+	if p == "/" {
+		return bad("needs the path of a repository")
+	}
+	if src.Ref != "" && (!gitRef().MatchString(src.Ref) || strings.Contains(src.Ref, "..")) {
+		return bad("invalid ref " + src.Ref)
+	}
+	src.Repo = (&url.URL{Scheme: "file", Path: p}).String()
+	src.Host = FileHost
+	src.Path = strings.TrimSuffix(strings.TrimPrefix(p, "/"), ".git")
+	if unsafePart(src.Path, true) {
+		return bad("unsafe path")
+	}
 	return src, nil
 }
 
