@@ -1,6 +1,9 @@
 package main_test
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,5 +97,54 @@ func TestPiShortVersionFlag(t *testing.T) {
 	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-v"}}, "", limit)
 	if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) == "" {
 		t.Fatalf("-v: exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
+// --help lists the flags extensions register, as pi 1.6's does, after
+// loading them and running nothing else (no session_start).
+func TestHelpListsExtensionFlags(t *testing.T) {
+	dir := t.TempDir()
+	ext := filepath.Join(dir, "flags.ts")
+	mark := filepath.Join(dir, "started")
+	src := `import * as fs from "fs";
+export default function (pi: any) {
+  pi.registerFlag("plan", { description: "Start in plan mode", type: "boolean", default: false });
+  pi.registerFlag("preset", { description: "Preset to load", type: "string", default: "fast" });
+  pi.registerFlag("quiet-mode", { type: "boolean" });
+  pi.on("session_start", () => { fs.writeFileSync(` + strconv.Quote(mark) + `, "x"); });
+}
+`
+	if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-e", ext, "--help"}}, "", limit)
+	if res.ExitCode != 0 || res.Stderr != "" {
+		t.Fatalf("exit %d stderr %q", res.ExitCode, res.Stderr)
+	}
+	_, section, ok := strings.Cut(res.Stdout, "\nExtension flags:\n")
+	if !ok {
+		t.Fatalf("no extension flags section:\n%s", res.Stdout)
+	}
+	for _, want := range []string{
+		"  --plan                      Start in plan mode\n",
+		"  --preset <value>            Preset to load (default \"fast\")\n",
+		"  --quiet-mode                registered by " + ext + "\n",
+	} {
+		if !strings.Contains(section, want) {
+			t.Errorf("missing %q in:\n%s", want, section)
+		}
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("--help ran the extension's session_start handler")
+	}
+	// The warning about unknown flags leaves out those an extension
+	// registered.
+	run := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"-e", ext, "--plan", "--preset=slow", "--bogus=secret", "-p", "hi"}}, "", limit)
+	if run.ExitCode != 0 || strings.Count(run.Stderr, "unknown flags") != 1 || !strings.Contains(run.Stderr, "(values not shown): --bogus\n") || strings.Contains(run.Stderr, "secret") {
+		t.Errorf("exit %d stderr %q", run.ExitCode, run.Stderr)
+	}
+	plain := e2e.Run(t, e2e.Options{NoMode: true, Args: []string{"--help"}}, "", limit)
+	if strings.Contains(plain.Stdout, "Extension flags:") {
+		t.Errorf("a section without extensions:\n%s", plain.Stdout)
 	}
 }

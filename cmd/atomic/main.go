@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -67,6 +66,7 @@ func run(args []string) int {
 		return 2
 	}
 	if f.help {
+		printExtensionFlags(f, os.Stdout, stderr) // help.go
 		return 0
 	}
 	if f.version {
@@ -129,11 +129,6 @@ func run(args []string) int {
 		return 2
 	}
 	defer closeLog()
-	if len(f.unknown) > 0 {
-		// One warning naming every unknown flag (old clients pass some;
-		// extensions may read them).
-		fmt.Fprintf(stderr, "atomic: warning: unknown flags accepted but not used by atomic itself (extensions may read them; values not shown): %s\n", strings.Join(f.unknownFlagNames(), " "))
-	}
 	if privErr != nil {
 		logger.Warn("cannot make the process non-dumpable; other processes of the user can reach its descriptors through /proc", "err", privErr)
 	}
@@ -178,6 +173,18 @@ func run(args []string) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "atomic:", err)
 		return 1
+	}
+
+	if len(f.unknown) > 0 {
+		// One warning naming every unknown flag that no extension
+		// registered, once they have loaded (old clients pass some). A
+		// prompt waits for the extensions anyway; the protocol modes do
+		// not wait for the warning.
+		if mode == app.ModeRPC || mode == modeACP {
+			go warnUnknownFlags(rt, f, stderr)
+		} else {
+			warnUnknownFlags(rt, f, stderr)
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)

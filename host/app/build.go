@@ -76,6 +76,10 @@ type Options struct {
 	TrustProject bool
 	// ExtensionFlags are command-line values of extension flags.
 	ExtensionFlags map[string]string
+	// LoadOnly loads the extensions and starts nothing else: no
+	// session_start, no MCP servers, no package installs (--help lists
+	// the flags extensions register, as pi does).
+	LoadOnly bool
 	// ExtensionRuntimes are extra extension runtimes (scripts); plugin
 	// executables are always supported.
 	ExtensionRuntimes []extensions.Runtime
@@ -261,6 +265,11 @@ func (rt *Runtime) setupExtensions(trusted bool) {
 		rt.ext.mgr.Start(rt.discoverExtensions())
 		_ = rt.ext.mgr.Wait(context.Background())
 		rt.registerExtensionTools()
+		if rt.opts.LoadOnly {
+			close(rt.ext.ready)
+			close(rt.ext.started)
+			return
+		}
 		// session_start is queued before anything can reach the
 		// extensions: each extension sees it before any later event or
 		// call (as in pi, where it is the first event), and
@@ -283,6 +292,9 @@ func (rt *Runtime) setupMCP() {
 	rt.mcp.ext = map[string]mcp.Server{}
 	rt.mcp.startedCh = make(chan struct{})
 	rt.mcp.timer = time.AfterFunc(mcpStartDelay, rt.launchMCP)
+	if rt.opts.LoadOnly {
+		rt.mcp.timer.Stop()
+	}
 	rt.mcp.mgr = mcp.NewManager(mcp.Options{
 		Tools: rt.tools, Log: rt.log, Values: rt.prov.auth.Values, Cwd: rt.Cwd,
 		ClientVersion: rt.opts.HostVersion,

@@ -316,6 +316,13 @@ func (rt *Runtime) Extensions() *extensions.Manager { return rt.ext.mgr }
 // project.
 func (rt *Runtime) ProjectTrusted() bool { return rt.ext.mgr.Trusted() }
 
+// ExtensionFlags lists the flags the extensions registered, once they
+// have loaded.
+func (rt *Runtime) ExtensionFlags() []extensions.FlagRef {
+	rt.extReady()
+	return rt.ext.mgr.Flags()
+}
+
 // ExtensionStatuses lists every extension found and what became of it,
 // once the start-up session_start has been handled (so that what it
 // registers is listed, as in pi).

@@ -421,11 +421,19 @@ func (m *Manager) Tools() []ToolRef {
 	return out
 }
 
-// Flags lists the flags every extension registered.
-func (m *Manager) Flags() []FlagSpec {
-	var out []FlagSpec
+// FlagRef is a flag and the path of the extension that registered it.
+type FlagRef struct {
+	Spec FlagSpec
+	Path string
+}
+
+// Flags lists the flags every extension registered, in load order.
+func (m *Manager) Flags() []FlagRef {
+	var out []FlagRef
 	for _, l := range m.snapshot() {
-		out = append(out, l.ext.Flags()...)
+		for _, f := range l.ext.Flags() {
+			out = append(out, FlagRef{Spec: f, Path: l.spec.Path})
+		}
 	}
 	return out
 }
