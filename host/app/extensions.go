@@ -384,7 +384,7 @@ func (c extCommands) Commands() []SlashCommand {
 		info := infos[cmd.Path]
 		info.Path = cmd.Path
 		out = append(out, SlashCommand{
-			Name: cmd.Spec.Name, Description: cmd.Spec.Description, Source: "extension", Path: cmd.Path,
+			Name: cmd.Name, Description: cmd.Spec.Description, Source: "extension", Path: cmd.Path,
 			HasArgumentCompletions: cmd.Spec.HasCompletions,
 			SourceInfo:             &info,
 		})
@@ -403,7 +403,7 @@ func (c extCommands) Completions(ctx context.Context, name, prefix string) ([]Co
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	items, none, err := ref.Ext.Complete(ctx, name, prefix)
+	items, none, err := ref.Ext.Complete(ctx, ref.Spec.Name, prefix)
 	if err != nil {
 		rt.reportExtensionError(hooks.ExtensionError{ExtensionPath: ref.Path, Event: "command_completions", Error: err.Error()})
 		return nil, false
@@ -459,7 +459,7 @@ func (rt *Runtime) extensionCommand(text string) func() {
 		// extension sets up there what its commands use).
 		rt.extStarted()
 		gen := rt.ext.reloads.Load()
-		err := ref.Ext.RunCommand(rt.baseCtx, name, args)
+		err := ref.Ext.RunCommand(rt.baseCtx, ref.Spec.Name, args)
 		if err != nil && rt.ext.reloads.Load() != gen {
 			// The command reloaded its extension (ctx.reload): the
 			// instance that ran it is gone, which is not the command's

@@ -56,6 +56,9 @@ type loaded struct {
 
 // CommandRef is a command and the extension that registered it.
 type CommandRef struct {
+	// Name is what the command is invoked with: the registered name, or
+	// name:N when several extensions register it.
+	Name string
 	Spec CommandSpec
 	Ext  Extension
 	Path string
@@ -198,11 +201,11 @@ func (m *Manager) runtimeFor(s *Spec) Runtime {
 	return nil
 }
 
-// checkConflicts logs tools and commands registered twice (the first
-// registration wins).
+// checkConflicts logs tools registered twice (the first registration
+// wins). A command registered by several extensions is no conflict: each
+// gets a numbered name (Commands).
 func (m *Manager) checkConflicts() {
 	tools := map[string]string{}
-	cmds := map[string]string{}
 	for _, l := range m.snapshot() {
 		for _, t := range l.ext.Tools() {
 			if first, ok := tools[t.Name]; ok {
@@ -210,13 +213,6 @@ func (m *Manager) checkConflicts() {
 				continue
 			}
 			tools[t.Name] = l.spec.Path
-		}
-		for _, c := range l.ext.Commands() {
-			if first, ok := cmds[c.Name]; ok {
-				m.cfg.Log.Warn(fmt.Sprintf("Command /%s of %s conflicts with %s; the first one is used", c.Name, l.spec.Path, first))
-				continue
-			}
-			cmds[c.Name] = l.spec.Path
 		}
 	}
 }
@@ -382,23 +378,40 @@ func (m *Manager) TrustProject(ctx context.Context) (int, error) {
 // Commands lists the extension commands in load order (first wins).
 func (m *Manager) Commands() []CommandRef {
 	var out []CommandRef
-	seen := map[string]bool{}
+	count := map[string]int{}
 	for _, l := range m.snapshot() {
 		for _, c := range l.ext.Commands() {
-			if seen[c.Name] {
-				continue
-			}
-			seen[c.Name] = true
 			out = append(out, CommandRef{Spec: c, Ext: l.ext, Path: l.spec.Path})
+			count[c.Name]++
 		}
+	}
+	// A name registered by several extensions is invoked as name:1,
+	// name:2… in load order, as pi 1.6 does (a suffix already taken by
+	// another command moves to the next free number).
+	seen := map[string]int{}
+	taken := map[string]bool{}
+	for i := range out {
+		name := out[i].Spec.Name
+		seen[name]++
+		n := seen[name]
+		inv := name
+		if count[name] > 1 {
+			inv = fmt.Sprintf("%s:%d", name, n)
+		}
+		for taken[inv] {
+			n++
+			inv = fmt.Sprintf("%s:%d", name, n)
+		}
+		taken[inv] = true
+		out[i].Name = inv
 	}
 	return out
 }
 
-// Command finds a command by name.
+// Command finds a command by the name it is invoked with.
 func (m *Manager) Command(name string) (CommandRef, bool) {
 	for _, c := range m.Commands() {
-		if c.Spec.Name == name {
+		if c.Name == name {
 			return c, true
 		}
 	}
