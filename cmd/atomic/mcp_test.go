@@ -121,3 +121,42 @@ func TestMCPAddConcurrentKeepsAll(t *testing.T) {
 		t.Fatalf("%d of %d entries kept:\n%s", len(f.MCPServers), n, b)
 	}
 }
+
+// `atomic mcp add` and `remove` change the entry and nothing else of the
+// user's file: its byte order mark, its indentation, its other keys and
+// the layout of the entries it does not touch.
+func TestMCPEditKeepsTheFile(t *testing.T) {
+	bin := e2e.Binary(t)
+	dir := t.TempDir()
+	home := t.TempDir()
+	p := filepath.Join(dir, ".atomic", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	orig := "\xef\xbb\xbf{\n    \"settings\": {\"toolPrefix\": \"none\", \"list\": [1,2,   3]},\n    \"mcpServers\": {\n        \"old\": {\"command\": \"keep-me\", \"args\": [\"-x\"]}\n    }\n}\n"
+	if err := os.WriteFile(p, []byte(orig), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+home, "ATOMIC_CODING_AGENT_DIR="+filepath.Join(home, "agent"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("mcp %v: %v: %s", args, err, out)
+		}
+	}
+	run("add", "-l", "new", "--", "server-binary", "a")
+	b, _ := os.ReadFile(p)
+	want := "\xef\xbb\xbf{\n    \"settings\": {\"toolPrefix\": \"none\", \"list\": [1,2,   3]},\n    \"mcpServers\": {\n        \"old\": {\"command\": \"keep-me\", \"args\": [\"-x\"]},\n        \"new\": {\n"
+	if !strings.HasPrefix(string(b), want) || !strings.HasSuffix(string(b), "        }\n    }\n}\n") {
+		t.Fatalf("after add:\n%s", b)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v", st.Mode().Perm())
+	}
+	run("remove", "-l", "new")
+	if b, _ := os.ReadFile(p); string(b) != orig {
+		t.Fatalf("after remove:\n%q\nwant\n%q", b, orig)
+	}
+}

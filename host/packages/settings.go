@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/atomic-go/atomic/host/config"
+	"github.com/atomic-go/atomic/internal/jsonedit"
 	"github.com/atomic-go/atomic/internal/jsonscan"
 )
 
@@ -48,70 +49,19 @@ func RemoveFromSettings(file string, same func(existing string) bool) (removed b
 // rewritten).
 var errUnchanged = errors.New("unchanged")
 
-type span struct{ start, end int }
-
-type member struct {
-	key string
-	val span
-}
-
-type doc struct {
-	b       []byte
-	open    int // '{'
-	close   int // '}'
-	members []member
-}
-
-func parseDoc(b []byte) (*doc, error) {
-	s := jsonscan.Scanner{B: b}
-	s.WS()
-	if s.I >= len(b) || b[s.I] != '{' {
-		return nil, fmt.Errorf("settings file is not a JSON object; not changing it")
-	}
-	d := &doc{b: b, open: s.I}
-	ok := s.Object(1, func(key []byte) bool {
-		st := s.I
-		if !s.Value(1) {
-			return false
-		}
-		d.members = append(d.members, member{key: string(key), val: span{st, s.I}})
-		return true
-	})
-	if !ok {
-		return nil, fmt.Errorf("settings file is not valid JSON; not changing it")
-	}
-	d.close = s.I - 1
-	s.WS()
-	if s.I != len(b) {
-		return nil, fmt.Errorf("settings file is not valid JSON (text after the object); not changing it")
-	}
-	return d, nil
-}
-
-// packagesValue returns the span of the (last) "packages" member.
-func (d *doc) packagesValue() (span, bool) {
-	for i := len(d.members) - 1; i >= 0; i-- {
-		if d.members[i].key == "packages" {
-			return d.members[i].val, true
-		}
-	}
-	return span{}, false
-}
-
 // element is one entry of the list: its span, and the span of its
 // source string (the element itself, or the "source" member of an
 // object).
 type element struct {
-	all, src span
+	all, src jsonedit.Span
 	source   string
 }
 
-func (d *doc) elements(arr span) ([]element, error) {
-	b := d.b
-	if b[arr.start] != '[' {
+func elements(b []byte, arr jsonedit.Span) ([]element, error) {
+	if b[arr.Start] != '[' {
 		return nil, fmt.Errorf(`"packages" is not a list; not changing it`)
 	}
-	s := jsonscan.Scanner{B: b, I: arr.start + 1}
+	s := jsonscan.Scanner{B: b, I: arr.Start + 1}
 	s.WS()
 	var out []element
 	if b[s.I] == ']' {
@@ -119,11 +69,11 @@ func (d *doc) elements(arr span) ([]element, error) {
 	}
 	for {
 		s.WS()
-		el := element{all: span{start: s.I}}
+		el := element{all: jsonedit.Span{Start: s.I}}
 		switch b[s.I] {
 		case '"':
 			s.Value(2)
-			el.src = span{el.all.start, s.I}
+			el.src = jsonedit.Span{Start: el.all.Start, End: s.I}
 		case '{':
 			s.Object(2, func(key []byte) bool {
 				st := s.I
@@ -131,16 +81,16 @@ func (d *doc) elements(arr span) ([]element, error) {
 					return false
 				}
 				if string(key) == "source" {
-					el.src = span{st, s.I}
+					el.src = jsonedit.Span{Start: st, End: s.I}
 				}
 				return true
 			})
 		default:
 			s.Value(2)
 		}
-		el.all.end = s.I
-		if el.src.end > el.src.start {
-			_ = json.Unmarshal(b[el.src.start:el.src.end], &el.source)
+		el.all.End = s.I
+		if el.src.End > el.src.Start {
+			_ = json.Unmarshal(b[el.src.Start:el.src.End], &el.source)
 		}
 		out = append(out, el)
 		s.WS()
@@ -151,67 +101,35 @@ func (d *doc) elements(arr span) ([]element, error) {
 	}
 }
 
-func quote(s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return bytes.TrimRight(buf.Bytes(), "\n")
-}
-
-func splice(b []byte, sp span, with []byte) []byte {
-	out := make([]byte, 0, len(b)+len(with))
-	out = append(out, b[:sp.start]...)
-	out = append(out, with...)
-	return append(out, b[sp.end:]...)
-}
-
-// lineIndent returns the white space that starts the line holding pos.
-func lineIndent(b []byte, pos int) []byte {
-	start := bytes.LastIndexByte(b[:pos], '\n') + 1
-	end := start
-	for end < len(b) && (b[end] == ' ' || b[end] == '\t') {
-		end++
+// parseSettings parses a settings file for an edit, and finds its
+// "packages" list.
+func parseSettings(b []byte) (*jsonedit.Object, jsonedit.Span, bool, error) {
+	o, err := jsonedit.ParseObject(b, 0, true)
+	if err != nil {
+		return nil, jsonedit.Span{}, false, fmt.Errorf("settings file: %v; not changing it", err)
 	}
-	return b[start:end]
-}
-
-// unit guesses one level of indentation from the first member.
-func (d *doc) unit() []byte {
-	if len(d.members) > 0 {
-		if ind := lineIndent(d.b, d.members[0].val.start); len(ind) > 0 && bytes.Contains(d.b[d.open:d.members[0].val.start], []byte("\n")) {
-			return ind
-		}
+	i := o.Find("packages")
+	if i < 0 {
+		return o, jsonedit.Span{}, false, nil
 	}
-	return []byte("  ")
+	return o, o.Members[i].Val, true, nil
 }
 
 func addEntry(old []byte, source string, same func(string) bool) ([]byte, bool, error) {
-	q := quote(source)
+	q := jsonedit.Quote(source)
 	if len(bytes.TrimSpace(old)) == 0 {
 		return []byte("{\n  \"packages\": [\n    " + string(q) + "\n  ]\n}\n"), true, nil
 	}
-	d, err := parseDoc(old)
+	o, arr, ok, err := parseSettings(old)
 	if err != nil {
 		return nil, false, err
 	}
-	b := d.b
-	arr, ok := d.packagesValue()
+	b := o.B
 	if !ok {
-		unit := d.unit()
-		if len(d.members) == 0 {
-			text := "{\n" + string(unit) + "\"packages\": [\n" + string(unit) + string(unit) + string(q) + "\n" + string(unit) + "]\n}"
-			return splice(b, span{d.open, d.close + 1}, []byte(text)), true, nil
-		}
-		last := d.members[len(d.members)-1].val
-		if !bytes.Contains(b[d.open:d.close], []byte("\n")) {
-			return splice(b, span{last.end, last.end}, []byte(`, "packages": [`+string(q)+`]`)), true, nil
-		}
-		ind := lineIndent(b, last.start)
-		text := ",\n" + string(ind) + "\"packages\": [\n" + string(ind) + string(unit) + string(q) + "\n" + string(ind) + "]"
-		return splice(b, span{last.end, last.end}, []byte(text)), true, nil
+		out, _, err := jsonedit.Set(b, []string{"packages"}, []byte("["+string(q)+"]"))
+		return out, err == nil, err
 	}
-	els, err := d.elements(arr)
+	els, err := elements(b, arr)
 	if err != nil {
 		return nil, false, err
 	}
@@ -222,30 +140,30 @@ func addEntry(old []byte, source string, same func(string) bool) ([]byte, bool, 
 		if el.source == source {
 			return nil, false, errUnchanged
 		}
-		return splice(b, el.src, q), true, nil
+		return jsonedit.Splice(b, el.src, q), true, nil
 	}
 	if len(els) == 0 {
-		if !bytes.Contains(b[d.open:d.close], []byte("\n")) {
-			return splice(b, arr, []byte("["+string(q)+"]")), true, nil
+		if !o.Multiline() {
+			return jsonedit.Splice(b, arr, []byte("["+string(q)+"]")), true, nil
 		}
-		ind := lineIndent(b, arr.start)
-		text := "[\n" + string(ind) + string(d.unit()) + string(q) + "\n" + string(ind) + "]"
-		return splice(b, arr, []byte(text)), true, nil
+		ind := jsonedit.LineIndent(b, arr.Start)
+		text := "[\n" + string(ind) + string(o.Unit()) + string(q) + "\n" + string(ind) + "]"
+		return jsonedit.Splice(b, arr, []byte(text)), true, nil
 	}
 	// The separator before the new element repeats the one before the
 	// last element (or after "[" for a single one).
-	sepStart := arr.start + 1
+	sepStart := arr.Start + 1
 	if len(els) > 1 {
-		prev := els[len(els)-2].all.end
+		prev := els[len(els)-2].all.End
 		sepStart = prev + bytes.IndexByte(b[prev:], ',') + 1
 	}
-	sep := b[sepStart:els[len(els)-1].all.start]
+	sep := b[sepStart:els[len(els)-1].all.Start]
 	if len(sep) == 0 {
 		sep = []byte(" ")
 	}
-	lastEnd := els[len(els)-1].all.end
+	lastEnd := els[len(els)-1].all.End
 	text := append(append([]byte(","), sep...), q...)
-	return splice(b, span{lastEnd, lastEnd}, text), true, nil
+	return jsonedit.Splice(b, jsonedit.Span{Start: lastEnd, End: lastEnd}, text), true, nil
 }
 
 func removeEntries(old []byte, same func(string) bool) ([]byte, int, error) {
@@ -254,15 +172,14 @@ func removeEntries(old []byte, same func(string) bool) ([]byte, int, error) {
 	}
 	removed := 0
 	for {
-		d, err := parseDoc(old)
+		_, arr, ok, err := parseSettings(old)
 		if err != nil {
 			return nil, removed, err
 		}
-		arr, ok := d.packagesValue()
 		if !ok {
 			return old, removed, nil
 		}
-		els, err := d.elements(arr)
+		els, err := elements(old, arr)
 		if err != nil {
 			return nil, removed, err
 		}
@@ -279,11 +196,11 @@ func removeEntries(old []byte, same func(string) bool) ([]byte, int, error) {
 		removed++
 		switch {
 		case len(els) == 1:
-			old = splice(old, arr, []byte("[]"))
+			old = jsonedit.Splice(old, arr, []byte("[]"))
 		case idx < len(els)-1:
-			old = splice(old, span{els[idx].all.start, els[idx+1].all.start}, nil)
+			old = jsonedit.Splice(old, jsonedit.Span{Start: els[idx].all.Start, End: els[idx+1].all.Start}, nil)
 		default:
-			old = splice(old, span{els[idx-1].all.end, els[idx].all.end}, nil)
+			old = jsonedit.Splice(old, jsonedit.Span{Start: els[idx-1].all.End, End: els[idx].all.End}, nil)
 		}
 	}
 }
