@@ -11,10 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
+	"github.com/atomic-go/atomic/internal/proc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,7 +33,7 @@ const stderrTailBytes = 4096
 // a kept tail.
 type stdioProc struct {
 	cmd  *exec.Cmd
-	tail *tailBuffer
+	tail *proc.Tail
 	done chan struct{} // closed when stderr reached EOF
 }
 
@@ -72,19 +71,19 @@ func newStdioTransport(name string, cfg *ServerConfig, env map[string]string, cw
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.Group(cmd)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
 	}
 	cmd.Stderr = w // a file: Wait does not wait for the server's children holding it
-	p := &stdioProc{cmd: cmd, tail: &tailBuffer{max: stderrTailBytes}, done: make(chan struct{})}
+	p := &stdioProc{cmd: cmd, tail: &proc.Tail{Max: stderrTailBytes}, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		defer r.Close()
 		readLines(r, maxStderrLine, func(line string) {
 			line = redact(line)
-			p.tail.add(line)
+			p.tail.AddLine(line)
 			log.Debug("mcp server stderr", "server", name, "line", line)
 		})
 	}()
@@ -168,46 +167,11 @@ func (p *stdioProc) stop(closeSession func()) {
 		closeSession()
 		close(done)
 	}()
-	pgid := 0
-	if p.cmd.Process != nil {
-		pgid = p.cmd.Process.Pid
+	if p.cmd.Process == nil {
+		<-done
+		return
 	}
-	wait := func(d time.Duration) bool {
-		select {
-		case <-done:
-			return true
-		case <-time.After(d):
-			return false
-		}
-	}
-	if !wait(stdinGrace) && pgid > 0 {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		if !wait(termGrace) {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			wait(termGrace)
-		}
-	}
-	if pgid > 0 && syscall.Kill(-pgid, syscall.SIGTERM) == nil {
-		// Children left in the group (one that ignores SIGTERM
-		// included) get SIGKILL after the grace.
-		if !groupGone(pgid, termGrace) {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			groupGone(pgid, time.Second) // SIGKILL is delivered at once; reaping may lag
-		}
-	}
-}
-
-// groupGone waits at most d until no process of the group pgid is left
-// (a zombie not yet reaped counts as left).
-func groupGone(pgid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for syscall.Kill(-pgid, 0) == nil {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
+	proc.Stop(p.cmd.Process.Pid, done, stdinGrace, termGrace)
 }
 
 // exitError describes why the process ended, with the last stderr line.
@@ -215,49 +179,10 @@ func (p *stdioProc) exitError() error {
 	// The exit status is not read: the SDK's transport waits for the
 	// process in a goroutine of its own, so cmd.ProcessState would race.
 	msg := "the server exited"
-	if last := p.tail.lastLine(); last != "" {
+	if last := p.tail.LastLine(); last != "" {
 		msg += ": " + last
 	}
 	return errors.New(msg)
-}
-
-// tailBuffer keeps the last max bytes of lines.
-type tailBuffer struct {
-	mu    sync.Mutex
-	max   int
-	lines []string
-	size  int
-}
-
-func (t *tailBuffer) add(line string) {
-	if len(line) > t.max {
-		line = line[len(line)-t.max:]
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.lines = append(t.lines, line)
-	t.size += len(line) + 1
-	for t.size > t.max && len(t.lines) > 1 {
-		t.size -= len(t.lines[0]) + 1
-		t.lines = t.lines[1:]
-	}
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.Join(t.lines, "\n")
-}
-
-func (t *tailBuffer) lastLine() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i := len(t.lines) - 1; i >= 0; i-- {
-		if s := strings.TrimSpace(t.lines[i]); s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // describeStartError turns a failure to start into a message.

@@ -14,11 +14,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/internal/fsutil"
+	"github.com/atomic-go/atomic/internal/proc"
 )
 
 // ProjectDirName is the project's configuration directory.
@@ -372,18 +372,19 @@ func (in *Installer) git(ctx context.Context, dir string, args ...string) error 
 // run runs a client with its output (stdout too) going to in.Output and
 // the end of it kept for the error message.
 func (in *Installer) run(ctx context.Context, dir string, env []string, argv ...string) error {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = nil
-	tail := &tailBuffer{max: 4000}
+	tail := &proc.Tail{Max: 4000}
 	var w io.Writer = tail
 	if in.Output != nil {
 		w = io.MultiWriter(tail, in.Output)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	// npm's lifecycle scripts and git's helpers are in the client's
+	// process group: a cancelled install ends them too.
+	err := proc.Run(ctx, cmd, 5*time.Second)
 	if err == nil {
 		return nil
 	}
@@ -465,29 +466,6 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
-	}
-	t.mu.Unlock()
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }
 
 // ensureNpmProject makes root a private npm project.

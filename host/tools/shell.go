@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/atomic-go/atomic/internal/proc"
 )
 
 // ShellUpdateInterval is the minimum time between two progress updates of a
@@ -188,14 +190,14 @@ func RunShell(ctx context.Context, req ShellRequest) (ShellOutput, error) {
 	cmd.Env = append(os.Environ(), req.Env...)
 	cmd.Stdout = writers[0]
 	cmd.Stderr = writers[len(writers)-1]
-	setProcessGroup(cmd)
+	proc.Group(cmd)
 	if err := cmd.Start(); err != nil {
 		closeAll(readers)
 		closeAll(writers)
 		return ShellOutput{}, fmt.Errorf("Failed to start shell: %w", err)
 	}
 	closeAll(writers)
-	proc := cmd.Process
+	child := cmd.Process.Pid
 
 	col := newOutputCollector(req, len(streams))
 	defer col.close()
@@ -279,16 +281,16 @@ func RunShell(ctx context.Context, req ShellRequest) (ShellOutput, error) {
 	case waitErr = <-waitDone:
 	case <-ctx.Done():
 		out.Cancelled = true
-		killGroup(proc)
+		_ = proc.Signal(child, syscall.SIGKILL)
 		waitErr = <-waitDone
 	case <-timeout:
 		out.TimedOut = true
-		killGroup(proc)
+		_ = proc.Signal(child, syscall.SIGKILL)
 		waitErr = <-waitDone
 	}
 	if out.Cancelled || out.TimedOut {
 		// Members of the group forked after the first signal.
-		killGroup(proc)
+		_ = proc.Signal(child, syscall.SIGKILL)
 	}
 
 	// Read what is left in the pipe, but do not wait for background

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/atomic-go/atomic/internal/proc"
 	"github.com/dop251/goja"
 )
 
@@ -37,7 +38,7 @@ type child struct {
 func Spawn(r *goja.Runtime, h Host, file string, args []string, cwd string, env map[string]string, onEvent goja.Callable) goja.Value {
 	cmd := exec.Command(file, args...)
 	cmd.Dir = cwd
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.Group(cmd)
 	if env != nil {
 		cmd.Env = make([]string, 0, len(env))
 		for k, v := range env {
@@ -140,7 +141,7 @@ func (c *child) kill(sig syscall.Signal) bool {
 		return false
 	}
 	_ = c.stdin.Close()
-	return syscall.Kill(-c.cmd.Process.Pid, sig) == nil
+	return proc.Signal(c.cmd.Process.Pid, sig) == nil
 }
 
 var signalNames = map[string]syscall.Signal{
