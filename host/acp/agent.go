@@ -317,11 +317,7 @@ func (s *Server) markCancelled(id string) bool {
 	return true
 }
 
-func (s *Server) abortTurn() {
-	s.rt.AbortCompaction()
-	s.rt.AbortRetry()
-	s.rt.AbortRun()
-}
+func (s *Server) abortTurn() { s.rt.CancelTurn() }
 
 func (a agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
 	s := a.s

@@ -46,7 +46,5 @@ type runtime interface {
 	Prompt(in app.PromptInput) (start func(), err error)
 	IsStreaming() bool
 	WaitIdle(ctx context.Context) error
-	AbortCompaction()
-	AbortRetry()
-	AbortRun() bool
+	CancelTurn() bool
 }

@@ -200,8 +200,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader) error {
 func (s *Server) Shutdown() {
 	s.out.WatchStall(s.opts.StallTimeout)
 	s.cancel()
-	s.rt.AbortCompaction()
-	s.rt.AbortRun()
+	s.rt.CancelTurn()
 	// Every request read gets its answer before the output closes (the
 	// SDK cancels the handlers' contexts when the input ends).
 	s.mu.Lock()

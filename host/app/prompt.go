@@ -446,12 +446,22 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 	rt.Emit(ev)
 }
 
-// Abort cancels the run in flight (and an import's copy, a compaction) and
-// waits until it has stopped.
-func (rt *Runtime) Abort() {
+// Abort cancels the turn (CancelTurn) and waits until it has stopped.
+func (rt *Runtime) Abort() { rt.CancelTurn() }
+
+// CancelTurn is the one "cancel this turn" of every front end (RPC abort,
+// ACP session/cancel, an extension's ctx.abort(), the terminal's Esc), as
+// pi's abort: an import's copy, the wait before a retry, a compaction and
+// the run in flight (its model request and its tools, bash included) are
+// cancelled, and it returns once they have stopped; it reports whether a
+// run was cancelled. Queued steering and follow-up messages stay queued:
+// RPC continues them after answering (ContinueQueued), ACP leaves them to
+// the next prompt.
+func (rt *Runtime) CancelTurn() bool {
 	rt.AbortImport()
+	rt.AbortRetry()
 	rt.AbortCompaction()
-	rt.AbortRun()
+	return rt.AbortRun()
 }
 
 // AbortRun cancels the run in flight (including one that is emitting its

@@ -36,9 +36,7 @@ type serverCore interface {
 type promptArea interface {
 	Submit(in app.PromptInput) (app.Accepted, error)
 	Queue(steer bool, text string, images []llm.ContentBlock) (string, error)
-	AbortImport()
-	AbortCompaction()
-	AbortRun() bool
+	CancelTurn() bool
 	ContinueQueued()
 	ClearQueue() (steering, followUp []string)
 	PauseQueued()

@@ -95,9 +95,7 @@ func handleFollowUp(_ context.Context, s *Server, req *Request) (any, error) {
 }
 
 func handleAbort(_ context.Context, s *Server, req *Request) (any, error) {
-	s.b.prompt.AbortImport()
-	s.b.prompt.AbortCompaction()
-	if s.b.prompt.AbortRun() {
+	if s.b.prompt.CancelTurn() {
 		// Messages still queued go on in a new run, after the response.
 		req.After(s.b.prompt.ContinueQueued)
 	}
