@@ -13,6 +13,7 @@ import (
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/resources"
+	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
 	"github.com/atomic-go/atomic/host/trust"
 )
@@ -514,13 +515,64 @@ func (rt *Runtime) installSessionHooks() {
 			rt.extReady()
 			return bus.Before(ctx, hooks.SessionBeforeFork, hooks.SessionBeforeForkEvent{EntryID: ev.EntryID, Position: ev.Position}).Cancel
 		},
-		BeforeTree: func(ctx context.Context, ev TreeEvent) bool {
+		BeforeTree: func(ctx context.Context, ev TreeEvent) TreeDecision {
 			rt.extReady()
-			type prep struct {
-				TargetID  string `json:"targetId"`
-				OldLeafID string `json:"oldLeafId,omitempty"`
+			if !bus.Has(hooks.SessionBeforeTree) {
+				return TreeDecision{}
 			}
-			return bus.Before(ctx, hooks.SessionBeforeTree, map[string]any{"preparation": prep{ev.TargetID, ev.OldLeaf}}).Cancel
+			// pi 1.6's preparation.
+			type prep struct {
+				TargetID            string           `json:"targetId"`
+				OldLeafID           *string          `json:"oldLeafId"`
+				CommonAncestorID    *string          `json:"commonAncestorId"`
+				EntriesToSummarize  []*session.Entry `json:"entriesToSummarize"`
+				UserWantsSummary    bool             `json:"userWantsSummary"`
+				CustomInstructions  string           `json:"customInstructions,omitempty"`
+				ReplaceInstructions bool             `json:"replaceInstructions,omitempty"`
+				Label               string           `json:"label,omitempty"`
+			}
+			p := prep{TargetID: ev.TargetID, OldLeafID: nonEmpty(ev.OldLeaf), CommonAncestorID: nonEmpty(ev.CommonAncestor),
+				EntriesToSummarize: ev.EntriesToSummarize, UserWantsSummary: ev.UserWantsSummary,
+				CustomInstructions: ev.CustomInstructions, ReplaceInstructions: ev.ReplaceInstructions, Label: ev.Label}
+			if p.EntriesToSummarize == nil {
+				p.EntriesToSummarize = []*session.Entry{}
+			}
+			r := bus.Before(ctx, hooks.SessionBeforeTree, map[string]any{"preparation": p})
+			d := TreeDecision{Cancel: r.Cancel}
+			if !r.Cancel && r.Raw != nil {
+				var x struct {
+					Summary *struct {
+						Summary *string        `json:"summary"`
+						Details map[string]any `json:"details"`
+					} `json:"summary"`
+					CustomInstructions  *string `json:"customInstructions"`
+					ReplaceInstructions *bool   `json:"replaceInstructions"`
+					Label               *string `json:"label"`
+				}
+				if err := json.Unmarshal(r.Raw, &x); err == nil {
+					if x.Summary != nil && x.Summary.Summary != nil {
+						d.Summary, d.Details = x.Summary.Summary, x.Summary.Details
+					}
+					d.CustomInstructions, d.ReplaceInstructions, d.Label = x.CustomInstructions, x.ReplaceInstructions, x.Label
+				}
+			}
+			return d
+		},
+		AfterTree: func(ev TreeMoved) {
+			if !bus.Has(hooks.SessionTree) {
+				return
+			}
+			type moved struct {
+				NewLeafID     *string        `json:"newLeafId"`
+				OldLeafID     *string        `json:"oldLeafId"`
+				SummaryEntry  *session.Entry `json:"summaryEntry,omitempty"`
+				FromExtension *bool          `json:"fromExtension,omitempty"`
+			}
+			m := moved{NewLeafID: nonEmpty(ev.NewLeaf), OldLeafID: nonEmpty(ev.OldLeaf), SummaryEntry: ev.SummaryEntry}
+			if ev.SummaryEntry != nil {
+				m.FromExtension = &ev.FromExtension
+			}
+			bus.Notify(hooks.SessionTree, m)
 		},
 		Shutdown: func(ev SessionLifecycleEvent) {
 			bus.Notify(hooks.SessionShutdown, hooks.SessionShutdownEvent{Reason: ev.Reason, TargetSessionFile: ev.TargetSessionFile})
@@ -545,11 +597,28 @@ func (rt *Runtime) installCompactionHooks() {
 			r := bus.Before(ctx, hooks.SessionBeforeCompact, ev)
 			d := BeforeCompactDecision{Cancel: r.Cancel}
 			if !r.Cancel && r.Raw != nil {
+				// Ours ({compactedText}) or pi 1.6's ({compaction: {summary,
+				// firstKeptEntryId, tokensBefore, details}}): the summary is
+				// the compacted text; the kept tail is the preparation's.
 				var x struct {
 					CompactedText *string `json:"compactedText"`
+					Compaction    *struct {
+						Summary          *string `json:"summary"`
+						FirstKeptEntryID *string `json:"firstKeptEntryId"`
+					} `json:"compaction"`
 				}
 				if err := json.Unmarshal(r.Raw, &x); err == nil {
 					d.CompactedText = x.CompactedText
+					if c := x.Compaction; d.CompactedText == nil && c != nil {
+						if c.Summary == nil {
+							empty := ""
+							c.Summary = &empty
+						}
+						d.CompactedText = c.Summary
+						if c.FirstKeptEntryID != nil && (ev.Preparation.FirstKeptEntryID == nil || *c.FirstKeptEntryID != *ev.Preparation.FirstKeptEntryID) {
+							rt.log.Warn("session_before_compact: a firstKeptEntryId other than the preparation's is not supported; the preparation's is kept", "firstKeptEntryId", *c.FirstKeptEntryID)
+						}
+					}
 				}
 			}
 			return d, nil
@@ -560,4 +629,12 @@ func (rt *Runtime) installCompactionHooks() {
 			}
 		},
 	})
+}
+
+// nonEmpty is s, or nil (JSON null) when empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

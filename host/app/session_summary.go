@@ -182,6 +182,13 @@ func branchTranscript(entries []*session.Entry) (string, []string, []string) {
 // including) the deepest entry that is also on the target's path, oldest
 // first.
 func abandonedEntries(s *session.Session, oldLeaf, target string) []*session.Entry {
+	left, _ := branchLeft(s, oldLeaf, target)
+	return left
+}
+
+// branchLeft returns the entries of oldLeaf's branch that are not on
+// target's (oldest first) and the newest entry both share ("" for none).
+func branchLeft(s *session.Session, oldLeaf, target string) ([]*session.Entry, string) {
 	oldPath := s.Branch(oldLeaf)
 	onTarget := map[string]bool{}
 	for _, e := range s.Branch(target) {
@@ -191,5 +198,9 @@ func abandonedEntries(s *session.Session, oldLeaf, target string) []*session.Ent
 	for i > 0 && !onTarget[oldPath[i-1].ID] {
 		i--
 	}
-	return oldPath[i:]
+	common := ""
+	if i > 0 {
+		common = oldPath[i-1].ID
+	}
+	return oldPath[i:], common
 }

@@ -96,14 +96,38 @@ func (rt *Runtime) NavigateTree(targetID string, opts NavigateOptions) (Navigate
 	if targetID == oldLeaf {
 		return NavigateResult{}, nil
 	}
-	if h := rt.hooks(); h.BeforeTree != nil && h.BeforeTree(rt.baseCtx, TreeEvent{TargetID: targetID, OldLeaf: oldLeaf}) {
-		return NavigateResult{Cancelled: true}, nil
+	left, common := branchLeft(s, oldLeaf, targetID)
+	h := rt.hooks()
+	var dec TreeDecision
+	if h.BeforeTree != nil {
+		dec = h.BeforeTree(rt.baseCtx, TreeEvent{
+			TargetID: targetID, OldLeaf: oldLeaf, CommonAncestor: common, EntriesToSummarize: left,
+			UserWantsSummary: opts.Summarize, CustomInstructions: opts.CustomInstructions,
+			ReplaceInstructions: opts.ReplaceInstructions, Label: opts.Label,
+		})
+		if dec.Cancel {
+			return NavigateResult{Cancelled: true}, nil
+		}
+		if dec.CustomInstructions != nil {
+			opts.CustomInstructions = *dec.CustomInstructions
+		}
+		if dec.ReplaceInstructions != nil {
+			opts.ReplaceInstructions = *dec.ReplaceInstructions
+		}
+		if dec.Label != nil {
+			opts.Label = *dec.Label
+		}
 	}
 	var summary string
 	var details map[string]any
-	if opts.Summarize {
+	fromExtension := false
+	switch {
+	case opts.Summarize && dec.Summary != nil:
+		// An extension's summary (pi 1.6: used only when one was asked
+		// for).
+		summary, details, fromExtension = *dec.Summary, dec.Details, true
+	case opts.Summarize:
 		var err error
-		left := abandonedEntries(s, oldLeaf, targetID)
 		if summary, details, err = rt.summarizeBranch(rt.baseCtx, left, opts.CustomInstructions, opts.ReplaceInstructions); err != nil {
 			return NavigateResult{}, err
 		}
@@ -125,13 +149,15 @@ func (rt *Runtime) NavigateTree(targetID string, opts NavigateOptions) (Navigate
 		_ = s.SetLeaf("")
 	}
 	labelled := targetID
+	var summaryEntry *session.Entry
 	if opts.Summarize {
 		from := s.Leaf()
 		if from == "" {
 			from = "root"
 		}
-		e := rt.appendEntry(s, session.Entry{Type: session.TypeBranchSummary, FromID: from, Summary: summary, Details: details})
+		e := rt.appendEntry(s, session.Entry{Type: session.TypeBranchSummary, FromID: from, Summary: summary, Details: details, FromHook: fromExtension})
 		labelled = e.ID
+		summaryEntry = e
 	}
 	if label := strings.TrimSpace(opts.Label); label != "" {
 		rt.appendEntry(s, session.Entry{Type: session.TypeLabel, TargetID: labelled, Label: &label})
@@ -142,6 +168,9 @@ func (rt *Runtime) NavigateTree(targetID string, opts NavigateOptions) (Navigate
 		rt.lazy = s.Plan(rt.ctxRules)
 	}
 	rt.mu.Unlock()
+	if h.AfterTree != nil {
+		h.AfterTree(TreeMoved{NewLeaf: s.Leaf(), OldLeaf: oldLeaf, SummaryEntry: summaryEntry, FromExtension: fromExtension})
+	}
 	return NavigateResult{EditorText: editor}, nil
 }
 

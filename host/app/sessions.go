@@ -29,7 +29,9 @@ type SessionHooks struct {
 	// BeforeFork runs before fork (position "before") and clone ("at").
 	BeforeFork func(ctx context.Context, ev SessionForkEvent) (cancel bool)
 	// BeforeTree runs before navigate_tree moves the leaf.
-	BeforeTree func(ctx context.Context, ev TreeEvent) (cancel bool)
+	BeforeTree func(ctx context.Context, ev TreeEvent) TreeDecision
+	// AfterTree runs once navigate_tree has moved the leaf.
+	AfterTree func(ev TreeMoved)
 	// Shutdown runs for a session that is being replaced or closed.
 	Shutdown func(ev SessionLifecycleEvent)
 	// Start runs for a session that became active.
@@ -50,8 +52,34 @@ type SessionForkEvent struct {
 
 // TreeEvent describes a pending tree navigation.
 type TreeEvent struct {
-	TargetID string
-	OldLeaf  string
+	TargetID, OldLeaf, CommonAncestor string
+	// EntriesToSummarize is the branch being left, oldest first.
+	EntriesToSummarize  []*session.Entry
+	UserWantsSummary    bool
+	CustomInstructions  string
+	ReplaceInstructions bool
+	Label               string
+}
+
+// TreeDecision is what the BeforeTree hook decides (pi 1.6's
+// session_before_tree answer): cancel the move, give the summary of the
+// branch being left (used when a summary was asked for), or change the
+// summary's instructions and the label.
+type TreeDecision struct {
+	Cancel              bool
+	Summary             *string
+	Details             map[string]any
+	CustomInstructions  *string
+	ReplaceInstructions *bool
+	Label               *string
+}
+
+// TreeMoved tells the AfterTree hook where the leaf went, and the
+// summary entry appended (nil without one).
+type TreeMoved struct {
+	NewLeaf, OldLeaf string
+	SummaryEntry     *session.Entry
+	FromExtension    bool
 }
 
 // SessionLifecycleEvent is passed to the Start and Shutdown hooks.

@@ -51,9 +51,9 @@ func TestSessionHooksCancelAndLifecycle(t *testing.T) {
 			log = append(log, "before_fork:"+ev.Position)
 			return cancel
 		},
-		BeforeTree: func(context.Context, TreeEvent) bool {
+		BeforeTree: func(context.Context, TreeEvent) TreeDecision {
 			log = append(log, "before_tree")
-			return cancel
+			return TreeDecision{Cancel: cancel}
 		},
 		Shutdown: func(ev SessionLifecycleEvent) { log = append(log, "shutdown:"+ev.Reason) },
 		Start:    func(ev SessionLifecycleEvent) { log = append(log, "start:"+ev.Reason) },
