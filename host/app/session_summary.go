@@ -178,14 +178,6 @@ func branchTranscript(entries []*session.Entry) (string, []string, []string) {
 	return strings.Join(parts[first:], "\n\n"), read, modified
 }
 
-// abandonedEntries returns the entries from the old leaf back to (not
-// including) the deepest entry that is also on the target's path, oldest
-// first.
-func abandonedEntries(s *session.Session, oldLeaf, target string) []*session.Entry {
-	left, _ := branchLeft(s, oldLeaf, target)
-	return left
-}
-
 // branchLeft returns the entries of oldLeaf's branch that are not on
 // target's (oldest first) and the newest entry both share ("" for none).
 func branchLeft(s *session.Session, oldLeaf, target string) ([]*session.Entry, string) {
