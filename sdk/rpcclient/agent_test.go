@@ -47,7 +47,7 @@ func TestAgentRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `You said: "ping". This is the offline faux model; configure a provider to talk to a real model.`
+	want := `You said: "ping". This is the offline faux model. To talk to a real model, set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or add a provider in ~/.atomic/agent/models.json) and start again; atomic --list-models shows what is available.`
 	if run.Text() != want {
 		t.Fatalf("reply %q", run.Text())
 	}

@@ -40,7 +40,7 @@ func Example() {
 	// Output:
 	// model: faux/faux-1
 	// deltas: true
-	// reply: You said: "Hello". This is the offline faux model; configure a provider to talk to a real model.
+	// reply: You said: "Hello". This is the offline faux model. To talk to a real model, set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or add a provider in ~/.atomic/agent/models.json) and start again; atomic --list-models shows what is available.
 }
 
 // Answer the dialogs extensions open, and watch the events of a run.
@@ -84,5 +84,5 @@ func ExampleOptions_uIHandler() {
 	}
 	fmt.Println(text)
 	// Output:
-	// You said: "Hi". This is the offline faux model; configure a provider to talk to a real model.
+	// You said: "Hi". This is the offline faux model. To talk to a real model, set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or add a provider in ~/.atomic/agent/models.json) and start again; atomic --list-models shows what is available.
 }

@@ -272,10 +272,13 @@ func quoteReply(req *llm.Request) string {
 		last = string(r[:quoteLimit]) + "…"
 	}
 	if last == "" {
-		return "Hello from the offline faux model. Configure a provider to talk to a real model."
+		return "Hello from the offline faux model. " + howToConfigure
 	}
-	return fmt.Sprintf("You said: %q. This is the offline faux model; configure a provider to talk to a real model.", last)
+	return fmt.Sprintf("You said: %q. This is the offline faux model. %s", last, howToConfigure)
 }
+
+// howToConfigure ends every default reply: what to do to reach a real model.
+const howToConfigure = "To talk to a real model, set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or add a provider in ~/.atomic/agent/models.json) and start again; atomic --list-models shows what is available."
 
 func estimateInput(req *llm.Request) int {
 	n := len(req.SystemPrompt)
