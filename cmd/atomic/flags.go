@@ -15,6 +15,7 @@ import (
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/packages"
+	"github.com/atomic-go/atomic/host/trust"
 	"github.com/atomic-go/atomic/internal/fsutil"
 	"github.com/spf13/pflag"
 )
@@ -41,6 +42,12 @@ type cliFlags struct {
 	noExtensions   bool
 	tools          string
 	noTools        bool
+	noBuiltinTools bool
+	excludeTools   string
+	noMCP          bool
+	apiKey         string
+	approve        bool
+	noApprove      bool
 	skills         []string
 	promptTmpls    []string
 	noSkills       bool
@@ -85,7 +92,11 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	fs.StringArrayVarP(&f.extensions, "extension", "e", nil, "load an extension (repeatable)")
 	fs.BoolVar(&f.noExtensions, "no-extensions", false, "load only extensions given with -e")
 	fs.StringVar(&f.tools, "tools", "", "comma-separated list of active built-in tools")
-	fs.BoolVar(&f.noTools, "no-tools", false, "disable every built-in tool")
+	fs.BoolVar(&f.noTools, "no-tools", false, "start with every tool off: built-in, extension and MCP tools")
+	fs.BoolVar(&f.noBuiltinTools, "no-builtin-tools", false, "start with the built-in tools off; extension and MCP tools stay")
+	fs.StringVar(&f.excludeTools, "exclude-tools", "", "comma-separated tool names or patterns (* any characters) kept off after every other selection, MCP tools included")
+	fs.BoolVar(&f.noMCP, "no-mcp", false, "connect no MCP server this run (configured or registered by an extension)")
+	fs.StringVar(&f.apiKey, "api-key", "", "API key for the provider of the --model or --models model, for this run only (never stored)")
 	fs.StringArrayVar(&f.skills, "skill", nil, "load a skill file or directory (repeatable)")
 	fs.StringArrayVar(&f.promptTmpls, "prompt-template", nil, "load a prompt template file or directory (repeatable)")
 	fs.BoolVar(&f.noSkills, "no-skills", false, "do not discover skills")
@@ -94,6 +105,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	fs.StringVar(&f.systemPrompt, "system-prompt", "", "replace the system prompt (text or a file path)")
 	fs.StringArrayVar(&f.appendSystem, "append-system-prompt", nil, "append to the system prompt (text or a file path; repeatable, each appended in order)")
 	fs.BoolVar(&f.trustProject, "trust-project", false, "trust this project (its extensions, skills, templates, context files and settings) and record it")
+	fs.BoolVarP(&f.approve, "approve", "a", false, "trust the project's configuration and resources for this run only (nothing recorded)")
+	fs.BoolVar(&f.noApprove, "no-approve", false, "ignore the project's trust-gated configuration and resources for this run, whatever is recorded")
 	fs.BoolVar(&f.offline, "offline", false, "do not install missing packages at start-up (no npm, no git); also ATOMIC_OFFLINE=1")
 	fs.StringVar(&f.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (default warn)")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs to this file instead of stderr")
@@ -176,6 +189,12 @@ var modes = []string{app.ModeRPC, app.ModeACP, app.ModeJSON, app.ModePrint, "tex
 func (f *cliFlags) validate() error {
 	if f.mode != "" && !contains(modes, f.mode) {
 		return fmt.Errorf("unknown mode %q (use %s)", f.mode, strings.Join(modes[:4], ", "))
+	}
+	if f.noApprove && (f.approve || f.trustProject) {
+		return errors.New("--no-approve cannot be combined with --approve or --trust-project")
+	}
+	if f.apiKey != "" && f.model == "" && f.models == "" {
+		return errors.New("--api-key needs a model chosen with --model or --models")
 	}
 	if f.export != "" && len(f.messages) > 1 {
 		return fmt.Errorf("--export takes a session file and at most one output path; unexpected %q", f.messages[1])
@@ -263,6 +282,7 @@ var piShortFlags = map[string]string{
 	"-nt": "--no-tools", "-ne": "--no-extensions", "-ns": "--no-skills",
 	"-np": "--no-prompt-templates", "-nc": "--no-context-files",
 	"-t": "--tools", "-v": "--version",
+	"-nbt": "--no-builtin-tools", "-xt": "--exclude-tools", "-na": "--no-approve",
 }
 
 // normalizeShortFlags turns pi's short options into their long flags and
@@ -297,9 +317,13 @@ func normalizeShortFlags(fs *pflag.FlagSet, args []string) ([]string, error) {
 				return nil, fmt.Errorf("unknown short flag -%c in %s (short flags: %s; see atomic --help)", a[j], a, shortFlags(fs))
 			}
 			if takesValue(fl) {
-				if j == len(a)-1 {
-					i++
+				if j < len(a)-1 {
+					// -nfoo: pi reads no value inside the argument, and
+					// pflag would silently take "foo" as -n's value (-nbt
+					// named the session "bt").
+					return nil, fmt.Errorf("unknown short flag %s (a value follows -%c after a space: -%c <value>)", a, a[j], a[j])
 				}
+				i++
 				break
 			}
 		}
@@ -392,6 +416,31 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// trust is the command line's word on the project's trust.
+func (f *cliFlags) trust() trust.Flag {
+	switch {
+	case f.noApprove:
+		return trust.FlagDeny
+	case f.trustProject:
+		return trust.FlagRecord
+	case f.approve:
+		return trust.FlagApprove
+	}
+	return trust.FlagAsk
+}
+
+// excludedTools are --exclude-tools' patterns.
+func (f *cliFlags) excludedTools() []string {
+	var out []string
+	for _, p := range strings.Split(f.excludeTools, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// activeTools is --tools as a list; nil when it is not given.
 func (f *cliFlags) activeTools() []string {
 	if f.tools == "" {
 		return nil

@@ -81,12 +81,12 @@ func TestPrintWithJSONModeGivesJSON(t *testing.T) {
 // The value of an unknown flag is never shown (it may be a key: item 6).
 func TestUnknownFlagValuesAreNotEchoed(t *testing.T) {
 	for _, args := range [][]string{
-		{"--api-key=sk-secret-123", "-p", "hi"},
-		{"--api-key", "sk-secret-123", "-p", "hi"},
+		{"--secret-key=sk-secret-123", "-p", "hi"},
+		{"--secret-key", "sk-secret-123", "-p", "hi"},
 		{"--token=sk-secret-123", "--other", "sk-secret-123", "-p", "hi"},
 	} {
 		res := e2e.Run(t, e2e.Options{NoMode: true, Args: args}, "", limit)
-		if res.ExitCode != 0 || strings.Contains(res.Stderr, "sk-secret") || !strings.Contains(res.Stderr, "--api-key") && !strings.Contains(res.Stderr, "--token") {
+		if res.ExitCode != 0 || strings.Contains(res.Stderr, "sk-secret") || !strings.Contains(res.Stderr, "--secret-key") && !strings.Contains(res.Stderr, "--token") {
 			t.Errorf("%v: exit %d stderr %q", args, res.ExitCode, res.Stderr)
 		}
 	}

@@ -29,7 +29,7 @@ func printExtensionFlags(f *cliFlags, out io.Writer, stderr io.Writer) {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	rt, err := app.New(app.Options{
 		Cwd: cwd, Mode: app.ModePrint, NoSession: true, LoadOnly: true, Offline: true,
-		Extensions: f.extensions, NoExtensions: f.noExtensions, TrustProject: false,
+		Extensions: f.extensions, NoExtensions: f.noExtensions, Trust: f.trust(),
 		NoSkills: true, NoPromptTemplates: true, NoContextFiles: true,
 		HostVersion: buildVersion(), Log: logger,
 	})

@@ -162,11 +162,11 @@ func run(args []string) int {
 		Cwd: cwd, Mode: mode, SettingsOverrides: overrides,
 		Provider: f.provider, Model: f.model, ThinkingLevel: f.thinking, Models: f.modelPatterns(),
 		NoSession: f.noSession, SessionPath: f.session, SessionID: f.sessionID, Fork: f.fork, Continue: f.continueLatest, SessionName: f.name,
-		Tools: tools, NoTools: f.noTools,
+		Tools: tools, NoTools: f.noTools, NoBuiltinTools: f.noBuiltinTools, ExcludeTools: f.excludedTools(), NoMCP: f.noMCP, APIKey: f.apiKey,
 		SystemPrompt: readTextOrFile(f.systemPrompt), AppendSystemPrompt: appendedSystemPrompt(f.appendSystem),
 		Skills: f.skills, PromptTemplates: f.promptTmpls,
 		NoSkills: f.noSkills, NoPromptTemplates: f.noPrompts, NoContextFiles: f.noContextFiles,
-		Extensions: f.extensions, NoExtensions: f.noExtensions, TrustProject: f.trustProject, Offline: f.offline,
+		Extensions: f.extensions, NoExtensions: f.noExtensions, Trust: f.trust(), Offline: f.offline,
 		ExtensionFlags: f.extensionFlags(), HostVersion: buildVersion(),
 		Log: logger,
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/mcp"
+	"github.com/atomic-go/atomic/host/trust"
 )
 
 const mcpUsage = `usage:
@@ -227,7 +228,7 @@ func mcpRemove(args []string, agentDir, cwd string, stdout, stderr io.Writer) in
 // and error; it exits 1 when an entry is invalid or an enabled server is
 // not connected.
 func mcpList(agentDir, cwd string, stdout io.Writer) int {
-	trusted, _ := extensions.DecideProjectTrust(agentDir, cwd, false)
+	trusted, _ := extensions.DecideProjectTrust(agentDir, cwd, trust.FlagAsk)
 	loaded := mcp.Load(agentDir, cwd, trusted)
 	code := 0
 	for _, e := range loaded.Errors {

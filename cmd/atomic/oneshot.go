@@ -43,7 +43,7 @@ func listModels(f *cliFlags, stdout, stderr io.Writer) int {
 	}
 	rt, err := app.New(app.Options{
 		Cwd: cwd, Mode: app.ModePrint, NoSession: true, NoExtensions: true,
-		TrustProject: f.trustProject, Offline: true, HostVersion: buildVersion(), Log: logger,
+		Trust: f.trust(), Offline: true, HostVersion: buildVersion(), Log: logger,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "atomic:", err)

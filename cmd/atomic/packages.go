@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 	"github.com/atomic-go/atomic/host/app"
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/packages"
+	"github.com/atomic-go/atomic/host/trust"
 
 	"github.com/spf13/pflag"
 )
@@ -40,7 +42,9 @@ func packageCommand(args []string, stdout, stderr io.Writer) (code int, handled 
 		return 2, true
 	}
 	local := fs.BoolP("local", "l", false, "use the project's .atomic/settings.json instead of the user's settings")
-	trust := fs.Bool("trust-project", false, "trust this project (and record it) so that its packages can be changed")
+	record := fs.Bool("trust-project", false, "trust this project (and record it) so that its packages can be changed")
+	approve := fs.BoolP("approve", "a", false, "trust this project for this command only (nothing recorded)")
+	noApprove := fs.Bool("no-approve", false, "(-na) ignore the project's settings for this command, whatever is recorded")
 	asJSON := fs.Bool("json", false, "print the list as JSON (list)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {
@@ -48,8 +52,28 @@ func packageCommand(args []string, stdout, stderr io.Writer) (code int, handled 
 			"Sources: npm:<name>[@version], git:<host>/<path>[@ref], https://… or ssh://… git URLs, git@host:path, local paths.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args[1:]); err != nil {
+	flagArgs := slices.Clone(args[1:])
+	for i, a := range flagArgs {
+		if a == "--" {
+			break
+		}
+		if a == "-na" { // pi's short form
+			flagArgs[i] = "--no-approve"
+		}
+	}
+	if err := fs.Parse(flagArgs); err != nil {
 		return usageErr(err.Error())
+	}
+	flag := trust.FlagAsk
+	switch {
+	case *noApprove && (*approve || *record):
+		return usageErr("--no-approve cannot be combined with --approve or --trust-project")
+	case *noApprove:
+		flag = trust.FlagDeny
+	case *record:
+		flag = trust.FlagRecord
+	case *approve:
+		flag = trust.FlagApprove
 	}
 	if *help {
 		fs.Usage()
@@ -65,7 +89,13 @@ func packageCommand(args []string, stdout, stderr io.Writer) (code int, handled 
 		return fail(err)
 	}
 	paths := config.ResolvePaths(cwd)
-	trusted, err := app.DecideProjectTrust(paths.AgentDir, cwd, *trust)
+	// With -a the change is followed only where trust was recorded
+	// before: -a itself records nothing.
+	follow := true
+	if flag == trust.FlagApprove {
+		follow, _ = app.DecideProjectTrust(paths.AgentDir, cwd, trust.FlagAsk)
+	}
+	trusted, err := app.DecideProjectTrust(paths.AgentDir, cwd, flag)
 	if err != nil {
 		fmt.Fprintf(stderr, "atomic %s: cannot record project trust: %v\n", name, err)
 	}
@@ -80,7 +110,7 @@ func packageCommand(args []string, stdout, stderr io.Writer) (code int, handled 
 	if *local {
 		scope = packages.ScopeProject
 		if !trusted && name != "list" {
-			return fail(fmt.Errorf("the project %s is not trusted, so its packages are not changed (add --trust-project to trust it)", cwd))
+			return fail(fmt.Errorf("the project %s is not trusted, so its packages are not changed (add --trust-project to trust it and record that, or -a for this command)", cwd))
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -88,7 +118,7 @@ func packageCommand(args []string, stdout, stderr io.Writer) (code int, handled 
 	// A project settings change is the user's own: the recorded trust
 	// follows it (the fingerprint covers the settings file).
 	retrust := func() {
-		if scope == packages.ScopeProject {
+		if scope == packages.ScopeProject && follow {
 			if err := app.RecordProjectChange(paths.AgentDir, cwd); err != nil {
 				fmt.Fprintf(stderr, "atomic %s: cannot record project trust: %v\n", name, err)
 			}

@@ -31,6 +31,7 @@ import (
 	"github.com/atomic-go/atomic/host/llm/openai"
 	"github.com/atomic-go/atomic/host/mcp"
 	"github.com/atomic-go/atomic/host/tools"
+	"github.com/atomic-go/atomic/host/trust"
 )
 
 // Options configure a runtime. Zero values mean defaults.
@@ -57,8 +58,21 @@ type Options struct {
 	Continue    bool   // -c: continue the latest session of the cwd
 	SessionName string
 
-	Tools   []string // --tools; nil means the defaults
+	Tools []string // --tools; nil means the defaults
+	// NoBuiltinTools starts with no built-in tool active (-nbt); extension
+	// and MCP tools stay.
+	NoBuiltinTools bool
+	// NoTools keeps every tool inactive: built-in, extension and MCP (-nt).
 	NoTools bool
+	// ExcludeTools are tool name patterns (`*` any characters) kept
+	// inactive after every other selection, MCP tools included (-xt).
+	ExcludeTools []string
+	// NoMCP connects no MCP server this run, configured or registered by
+	// an extension (--no-mcp).
+	NoMCP bool
+	// APIKey is a key for the provider of the starting model, for this
+	// process only (--api-key; it needs --model or --models).
+	APIKey string
 
 	SystemPrompt       string
 	AppendSystemPrompt string
@@ -71,9 +85,12 @@ type Options struct {
 	// Offline leaves missing packages uninstalled and refuses goja
 	// extensions' fetch (also ATOMIC_OFFLINE=1 or PI_OFFLINE=1).
 	Offline bool
-	// TrustProject trusts the project and records the trust
-	// (--trust-project); see extensions.DecideProjectTrust for the rule.
-	TrustProject bool
+	// Trust is the command line's word on the project's trust:
+	// trust.FlagRecord (--trust-project) trusts the start-up project and
+	// records it, FlagApprove (-a) and FlagDeny (-na) decide for every
+	// project of this process and record nothing; see
+	// extensions.DecideProjectTrust for the rule.
+	Trust trust.Flag
 	// ExtensionFlags are command-line values of extension flags.
 	ExtensionFlags map[string]string
 	// LoadOnly loads the extensions and starts nothing else: no
@@ -111,7 +128,7 @@ func New(opts Options) (*Runtime, error) {
 	if opts.Settings != nil && opts.Settings.Paths.AgentDir != "" {
 		agentDir = opts.Settings.Paths.AgentDir
 	}
-	trusted := decideStartTrust(agentDir, opts.Cwd, opts.TrustProject, opts.Log)
+	trusted := decideStartTrust(agentDir, opts.Cwd, opts.Trust, opts.Log)
 	if opts.Settings == nil {
 		loaded, err := loadSettings(opts, trusted)
 		if err != nil {
@@ -127,6 +144,11 @@ func New(opts Options) (*Runtime, error) {
 	rt.setupCatalog() // providers, models (built-in + models.json), credentials
 	active := activeTools(rt.settings, opts)
 	rt.tools = tools.NewRegistryWithBuiltins(active)
+	if opts.NoTools {
+		rt.tools.SetExcluded([]string{"*"})
+	} else if len(opts.ExcludeTools) > 0 {
+		rt.tools.SetExcluded(opts.ExcludeTools)
+	}
 	for _, n := range active {
 		if _, ok := rt.tools.Get(n); !ok {
 			opts.Log.Warn("settings problem: defaultTools names a tool atomic does not have; it stays off", "tool", n)
@@ -135,6 +157,9 @@ func New(opts Options) (*Runtime, error) {
 	if err := rt.selectInitialModel(); err != nil {
 		return nil, err
 	}
+	if opts.APIKey != "" {
+		rt.prov.auth.SetOverride(rt.model.Provider, opts.APIKey)
+	}
 	// The session decides the working directory, which the resources
 	// are discovered for.
 	if err := rt.openInitialSession(); err != nil {
@@ -142,7 +167,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if c := rt.Cwd(); c != opts.Cwd {
 		// The session works in another project: that one is judged.
-		trusted = decideStartTrust(agentDir, c, opts.TrustProject, opts.Log)
+		trusted = decideStartTrust(agentDir, c, opts.Trust, opts.Log)
 	}
 	rt.setTrust(rt.Cwd(), trusted)
 	rt.startPackages(trusted)
@@ -203,7 +228,7 @@ func activeTools(settings config.Settings, opts Options) []string {
 	default:
 		active = opts.Tools
 	}
-	if opts.NoTools {
+	if opts.NoTools || opts.NoBuiltinTools {
 		active = nil
 	}
 	return active
@@ -251,7 +276,7 @@ func (rt *Runtime) setupExtensions(trusted bool) {
 	runtimes := append([]extensions.Runtime{plugins, rt.scriptRuntime(plugins)}, rt.opts.ExtensionRuntimes...)
 	rt.ext.mgr = extensions.NewManager(extensions.Config{
 		Bus: rt.ext.bus, Host: &extHost{rt: rt}, Runtimes: runtimes, Log: rt.log,
-		AgentDir: rt.agentDir(), Cwd: rt.Cwd(), TrustProject: rt.opts.TrustProject, StartTrusted: &trusted,
+		AgentDir: rt.agentDir(), Cwd: rt.Cwd(), Trust: rt.opts.Trust, StartTrusted: &trusted,
 		OnError: rt.reportExtensionError,
 	})
 	rt.SetCommandProvider(extCommands{rt: rt})

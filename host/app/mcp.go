@@ -79,6 +79,10 @@ func (rt *Runtime) applyMCP() {
 			"file", mcp.ProjectFile(cwd))
 	}
 	servers := loaded.Servers
+	if rt.opts.NoMCP {
+		rt.mcp.mgr.Apply(nil, nil)
+		return
+	}
 	for _, name := range rt.mcp.extList {
 		s := rt.mcp.ext[name]
 		clash := false

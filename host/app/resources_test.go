@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/atomic-go/atomic/host/config"
+	"github.com/atomic-go/atomic/host/trust"
 )
 
 func newTestRuntime(t *testing.T, opts Options) (*Runtime, string) {
@@ -40,7 +41,7 @@ func writeTestFile(t *testing.T, path, text string) {
 }
 
 func TestSystemPromptFollowsToolsAndReload(t *testing.T) {
-	rt, cwd := newTestRuntime(t, Options{TrustProject: true})
+	rt, cwd := newTestRuntime(t, Options{Trust: trust.FlagRecord})
 	first := rt.systemPrompt()
 	if strings.Contains(first, "<name>deploy</name>") || !strings.Contains(first, "<name>create-skill</name>") {
 		t.Fatalf("initial prompt:\n%s", first)

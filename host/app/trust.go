@@ -55,7 +55,7 @@ func (t *trustState) firstWarning(cwd string) bool {
 // decideStartTrust makes the start-up decision for the launch directory,
 // before anything of the project is read (settings, resources,
 // extensions). --trust-project records the trust.
-func decideStartTrust(agentDir, cwd string, flag bool, log *slog.Logger) bool {
+func decideStartTrust(agentDir, cwd string, flag trust.Flag, log *slog.Logger) bool {
 	ok, err := extensions.DecideProjectTrust(agentDir, cwd, flag)
 	if err != nil {
 		log.Warn("project trust", "project", cwd, "err", err)
@@ -71,7 +71,7 @@ func (rt *Runtime) reloadTrust() bool {
 		return rt.opts.ProjectTrusted()
 	}
 	cwd := rt.Cwd()
-	return decideStartTrust(rt.agentDir(), cwd, rt.opts.TrustProject && cwd == rt.opts.Cwd, rt.log)
+	return decideStartTrust(rt.agentDir(), cwd, rt.trustFlag(cwd), rt.log)
 }
 
 // setTrust records the decision for a project.
@@ -79,16 +79,25 @@ func (rt *Runtime) setTrust(cwd string, ok bool) {
 	rt.trust.set(cwd, ok)
 }
 
+// trustFlag is the command line's word for the project at cwd:
+// --trust-project names only the project the agent was started in; -a and
+// -na speak for every project of the process.
+func (rt *Runtime) trustFlag(cwd string) trust.Flag {
+	if f := rt.opts.Trust; f != trust.FlagRecord || cwd == rt.opts.Cwd {
+		return f
+	}
+	return trust.FlagAsk
+}
+
 // projectTrusted decides whether the current working directory's project
 // may supply resources. A session in another directory (switch_session)
-// is judged by the same rule, without --trust-project, which names only
-// the project the agent was started in.
+// is judged by the same rule (trustFlag).
 func (rt *Runtime) projectTrusted() bool {
 	cwd := rt.Cwd()
 	if ok, known := rt.trust.decided(cwd); known {
 		return ok
 	}
-	ok, err := extensions.DecideProjectTrust(rt.agentDir(), cwd, false)
+	ok, err := extensions.DecideProjectTrust(rt.agentDir(), cwd, rt.trustFlag(cwd))
 	if err != nil {
 		rt.log.Warn("project trust", "project", cwd, "err", err)
 	}
@@ -124,7 +133,7 @@ func (rt *Runtime) warnSkipped(cwd string, diags []resources.Diagnostic) {
 // DecideProjectTrust applies the project trust rule for commands that
 // run without a session (atomic install -l): flag (--trust-project)
 // trusts and records.
-func DecideProjectTrust(agentDir, cwd string, flag bool) (bool, error) {
+func DecideProjectTrust(agentDir, cwd string, flag trust.Flag) (bool, error) {
 	return extensions.DecideProjectTrust(agentDir, cwd, flag)
 }
 

@@ -23,12 +23,12 @@ type Config struct {
 	Log      *slog.Logger
 	AgentDir string
 	Cwd      string
-	// TrustProject trusts the project for this run and records the trust
-	// (--trust-project). See DecideProjectTrust for the whole rule.
-	TrustProject bool
+	// Trust is the command line's word on the project's trust
+	// (--trust-project, -a, -na). See DecideProjectTrust for the whole rule.
+	Trust trust.Flag
 	// StartTrusted is the start-up trust decision when the caller has made
 	// it already (with DecideProjectTrust, for the same AgentDir, Cwd and
-	// TrustProject); nil lets Start decide. Reload always decides again.
+	// Trust); nil lets Start decide. Reload always decides again.
 	StartTrusted *bool
 	// OnError reports load failures (as extension_error, event "load").
 	OnError func(hooks.ExtensionError)
@@ -136,7 +136,7 @@ func (m *Manager) decideTrust() bool {
 		m.cfg.StartTrusted = nil
 		return *st
 	}
-	ok, err := DecideProjectTrust(m.cfg.AgentDir, m.cfg.Cwd, m.cfg.TrustProject)
+	ok, err := DecideProjectTrust(m.cfg.AgentDir, m.cfg.Cwd, m.cfg.Trust)
 	if err != nil {
 		m.cfg.Log.Warn("project trust", "err", err)
 	}

@@ -14,7 +14,7 @@ func TestProjectMCPFileIsPartOfTheTrust(t *testing.T) {
 	if err := trust.Record(agent, cwd, before); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := DecideProjectTrust(agent, cwd, false); !ok {
+	if ok, _ := DecideProjectTrust(agent, cwd, trust.FlagAsk); !ok {
 		t.Fatal("not trusted after Trust")
 	}
 	if err := os.MkdirAll(filepath.Join(cwd, ".atomic"), 0o755); err != nil {
@@ -23,7 +23,7 @@ func TestProjectMCPFileIsPartOfTheTrust(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cwd, ".atomic", "mcp.json"), []byte(`{"mcpServers":{"x":{"command":"evil"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := DecideProjectTrust(agent, cwd, false); ok {
+	if ok, _ := DecideProjectTrust(agent, cwd, trust.FlagAsk); ok {
 		t.Fatal("a new .atomic/mcp.json kept the old trust")
 	}
 }

@@ -143,6 +143,6 @@ func ProjectFingerprint(agentDir, cwd string) string {
 // DecideProjectTrust is host/trust's rule (trust.Decide) for the project
 // at cwd, with its fingerprint taken from the project's extension files
 // and settings file as discovery finds them.
-func DecideProjectTrust(agentDir, cwd string, flag bool) (bool, error) {
+func DecideProjectTrust(agentDir, cwd string, flag trust.Flag) (bool, error) {
 	return trust.Decide(agentDir, cwd, flag, func() string { return ProjectFingerprint(agentDir, cwd) })
 }

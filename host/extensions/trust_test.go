@@ -20,24 +20,24 @@ func TestDecideProjectTrust(t *testing.T) {
 	cases := []struct {
 		name     string
 		s        setup
-		flag     bool
+		flag     trust.Flag
 		want     bool
 		recorded bool // trust.json holds the current fingerprint afterwards
 	}{
-		{"ask by default", setup{withExtension: true}, false, false, false},
-		{"ask by default without extensions", setup{}, false, false, false},
-		{"explicit ask", setup{userDefault: "ask"}, false, false, false},
-		{"flag trusts and records", setup{withExtension: true}, true, true, true},
-		{"flag trusts and records without extensions", setup{}, true, true, true},
-		{"flag beats never", setup{userDefault: "never"}, true, true, true},
-		{"always", setup{withExtension: true, userDefault: "always"}, false, true, false},
-		{"always without extensions", setup{userDefault: "always"}, false, true, false},
-		{"never", setup{withExtension: true, userDefault: "never"}, false, false, false},
-		{"never ignores a record", setup{userDefault: "never", record: true}, false, false, true},
-		{"recorded and matching", setup{withExtension: true, record: true}, false, true, true},
-		{"recorded without extensions", setup{record: true}, false, true, true},
-		{"recorded but changed", setup{withExtension: true, record: true, changeAfter: true}, false, false, false},
-		{"a project cannot trust itself", setup{projectDflt: "always"}, false, false, false},
+		{"ask by default", setup{withExtension: true}, trust.FlagAsk, false, false},
+		{"ask by default without extensions", setup{}, trust.FlagAsk, false, false},
+		{"explicit ask", setup{userDefault: "ask"}, trust.FlagAsk, false, false},
+		{"flag trusts and records", setup{withExtension: true}, trust.FlagRecord, true, true},
+		{"flag trusts and records without extensions", setup{}, trust.FlagRecord, true, true},
+		{"flag beats never", setup{userDefault: "never"}, trust.FlagRecord, true, true},
+		{"always", setup{withExtension: true, userDefault: "always"}, trust.FlagAsk, true, false},
+		{"always without extensions", setup{userDefault: "always"}, trust.FlagAsk, true, false},
+		{"never", setup{withExtension: true, userDefault: "never"}, trust.FlagAsk, false, false},
+		{"never ignores a record", setup{userDefault: "never", record: true}, trust.FlagAsk, false, true},
+		{"recorded and matching", setup{withExtension: true, record: true}, trust.FlagAsk, true, true},
+		{"recorded without extensions", setup{record: true}, trust.FlagAsk, true, true},
+		{"recorded but changed", setup{withExtension: true, record: true, changeAfter: true}, trust.FlagAsk, false, false},
+		{"a project cannot trust itself", setup{projectDflt: "always"}, trust.FlagAsk, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -83,14 +83,14 @@ func TestProjectSettingsArePartOfTheFingerprint(t *testing.T) {
 	cwd, agent := filepath.Join(root, "proj"), filepath.Join(root, "agent")
 	settings := filepath.Join(cwd, ".atomic", "settings.json")
 	writeFile(t, settings, `{"defaultThinkingLevel":"low"}`)
-	if _, err := DecideProjectTrust(agent, cwd, true); err != nil {
+	if _, err := DecideProjectTrust(agent, cwd, trust.FlagRecord); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := DecideProjectTrust(agent, cwd, false); !ok {
+	if ok, _ := DecideProjectTrust(agent, cwd, trust.FlagAsk); !ok {
 		t.Fatal("not trusted after --trust-project")
 	}
 	writeFile(t, settings, `{"shellPath":"/tmp/evil"}`)
-	if ok, _ := DecideProjectTrust(agent, cwd, false); ok {
+	if ok, _ := DecideProjectTrust(agent, cwd, trust.FlagAsk); ok {
 		t.Fatal("a changed settings file must ask again")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/atomic-go/atomic/host/tools"
 	"github.com/atomic-go/atomic/internal/fsutil"
 	"net/url"
 	"os"
@@ -102,7 +103,7 @@ func (c *ServerConfig) ToolExposureOf(tool string) string {
 		}
 	}
 	for _, e := range c.ToolExposure {
-		if strings.Contains(e.Pattern, "*") && matchPattern(e.Pattern, tool) {
+		if strings.Contains(e.Pattern, "*") && tools.MatchToolPattern(e.Pattern, tool) {
 			return e.Exposure
 		}
 	}
@@ -133,23 +134,6 @@ func (c *ServerConfig) TimeoutSeconds() float64 {
 		return c.Timeout
 	}
 	return 60
-}
-
-func matchPattern(pattern, name string) bool {
-	parts := strings.Split(pattern, "*")
-	if !strings.HasPrefix(name, parts[0]) {
-		return false
-	}
-	name = name[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(name, p)
-		if i < 0 {
-			return false
-		}
-		name = name[i+len(p):]
-	}
-	return strings.HasSuffix(name, last)
 }
 
 // Server is a named server and where it was defined.

@@ -76,6 +76,7 @@ type Registry struct {
 	tools   map[string]Tool
 	active  map[string]bool
 	schemas map[string]*paramSchema
+	exclude []string // SetExcluded's patterns
 }
 
 // NewRegistry returns an empty registry.
@@ -136,13 +137,56 @@ func (r *Registry) All() []Tool {
 	return out
 }
 
+// SetExcluded keeps the tools whose names match one of patterns (`*`
+// matches any characters) inactive, whatever else selects them: pi's
+// --exclude-tools and --no-tools ("*"), applied after every other
+// selection, to built-in, extension and MCP tools alike.
+func (r *Registry) SetExcluded(patterns []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.exclude = append([]string(nil), patterns...)
+}
+
+// excluded reports whether SetExcluded's patterns keep name inactive.
+// Called with r.mu held.
+func (r *Registry) excluded(name string) bool {
+	for _, p := range r.exclude {
+		if MatchToolPattern(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchToolPattern matches a tool name against a pattern in which `*`
+// matches any run of characters and everything else itself.
+func MatchToolPattern(pattern, name string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == name
+	}
+	if !strings.HasPrefix(name, parts[0]) {
+		return false
+	}
+	rest := name[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	return len(rest) >= len(last) && strings.HasSuffix(rest, last)
+}
+
 // Active returns the active tools in registration order.
 func (r *Registry) Active() []Tool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	var out []Tool
 	for _, n := range r.order {
-		if r.active[n] {
+		if r.active[n] && !r.excluded(n) {
 			out = append(out, r.tools[n])
 		}
 	}
@@ -162,7 +206,7 @@ func (r *Registry) ActiveNames() []string {
 func (r *Registry) IsActive(name string) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.active[name]
+	return r.active[name] && !r.excluded(name)
 }
 
 // SetActive makes exactly the named tools active; unknown names are

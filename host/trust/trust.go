@@ -55,9 +55,26 @@ type entry struct {
 	TrustedAt   string `json:"trustedAt"`
 }
 
+// Flag is what the command line says about a project's trust.
+type Flag int
+
+const (
+	// FlagAsk leaves the decision to the rule below.
+	FlagAsk Flag = iota
+	// FlagRecord trusts the project and records the trust (--trust-project).
+	FlagRecord
+	// FlagApprove trusts the project for this process, recording nothing
+	// (pi's -a/--approve).
+	FlagApprove
+	// FlagDeny leaves the project untrusted for this process, whatever is
+	// recorded (pi's -na/--no-approve).
+	FlagDeny
+)
+
 // Decide is the rule. The project at cwd is trusted when
 //
-//   - flag is set (--trust-project): the trust is recorded too;
+//   - flag is FlagRecord (--trust-project; the trust is recorded too) or
+//     FlagApprove (-a, this process only); FlagDeny (-na) trusts nothing;
 //   - the user's settings say defaultProjectTrust "always";
 //   - trust.json records the project with its current fingerprint, unless
 //     the user's settings say defaultProjectTrust "never".
@@ -67,11 +84,13 @@ type entry struct {
 // when needed. The error reports a trust record or a settings file that
 // could not be read or written; the decision stands all the same (a flag
 // still trusts, an unreadable record trusts nothing).
-func Decide(agentDir, cwd string, flag bool, fingerprint func() string) (bool, error) {
-	if flag && agentDir == "" {
+func Decide(agentDir, cwd string, flag Flag, fingerprint func() string) (bool, error) {
+	switch {
+	case flag == FlagDeny:
+		return false, nil
+	case flag == FlagApprove, flag == FlagRecord && agentDir == "":
 		return true, nil
-	}
-	if flag {
+	case flag == FlagRecord:
 		return true, Record(agentDir, cwd, fingerprint())
 	}
 	def, err := UserDefault(agentDir)

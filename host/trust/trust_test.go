@@ -40,7 +40,7 @@ func TestCorruptRecordIsReportedAndKeptAside(t *testing.T) {
 	if ok, err := IsTrusted(agent, "/a", "fp"); ok || err == nil {
 		t.Fatalf("corrupt record: trusted %v, err %v (want false and an error)", ok, err)
 	}
-	ok, err := Decide(agent, "/a", false, func() string { return "fp" })
+	ok, err := Decide(agent, "/a", FlagAsk, func() string { return "fp" })
 	if ok || err == nil {
 		t.Fatalf("Decide on a corrupt record: %v, %v", ok, err)
 	}
@@ -71,15 +71,20 @@ func TestDecide(t *testing.T) {
 	}
 	cases := []struct {
 		name, settings string
-		recorded, flag bool
+		recorded       bool
+		flag           Flag
 		want, wantErr  bool
 	}{
 		{name: "ask, nothing recorded", want: false},
 		{name: "ask, recorded", recorded: true, want: true},
-		{name: "flag", flag: true, want: true},
+		{name: "flag", flag: FlagRecord, want: true},
+		{name: "approve trusts without recording", flag: FlagApprove, want: true},
+		{name: "approve beats never", settings: `{"defaultProjectTrust":"never"}`, flag: FlagApprove, want: true},
+		{name: "deny beats a record", recorded: true, flag: FlagDeny, want: false},
+		{name: "deny beats always", settings: `{"defaultProjectTrust":"always"}`, flag: FlagDeny, want: false},
 		{name: "always", settings: `{"defaultProjectTrust":"always"}`, want: true},
 		{name: "never beats a record", settings: `{"defaultProjectTrust":"never"}`, recorded: true, want: false},
-		{name: "flag beats never", settings: `{"defaultProjectTrust":"never"}`, flag: true, want: true},
+		{name: "flag beats never", settings: `{"defaultProjectTrust":"never"}`, flag: FlagRecord, want: true},
 		{name: "broken settings are reported", settings: `{"defaultProjectTrust":`, recorded: true, want: true, wantErr: true},
 	}
 	for _, c := range cases {
@@ -95,10 +100,8 @@ func TestDecide(t *testing.T) {
 			if got != c.want || (err != nil) != c.wantErr {
 				t.Fatalf("Decide = %v, %v; want %v (error %v)", got, err, c.want, c.wantErr)
 			}
-			if c.flag {
-				if ok, _ := IsTrusted(agent, "/proj", "sha256:now"); !ok {
-					t.Fatal("the flag did not record the trust")
-				}
+			if ok, _ := IsTrusted(agent, "/proj", "sha256:now"); ok != (c.flag == FlagRecord || c.recorded) {
+				t.Fatalf("recorded afterwards: %v (flag %v, recorded before %v)", ok, c.flag, c.recorded)
 			}
 		})
 	}

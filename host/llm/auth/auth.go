@@ -43,6 +43,7 @@ const (
 	SourceEnvironment   = "environment"
 	SourceModelsKey     = "models_json_key"
 	SourceModelsCommand = "models_json_command"
+	SourceRuntime       = "runtime" // --api-key
 )
 
 // Status describes how a provider is authenticated.
@@ -58,6 +59,7 @@ type Resolver struct {
 	mu        sync.Mutex
 	providers map[string]llm.ProviderSettings
 	keyless   map[string]bool
+	override  map[string]string // SetOverride's keys
 	stored    map[string]json.RawMessage
 	storedMod time.Time
 	storedLen int64
@@ -77,6 +79,17 @@ func (r *Resolver) SetProviders(p map[string]llm.ProviderSettings) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.providers = p
+}
+
+// SetOverride gives a provider a key for this process only (pi's
+// --api-key): it comes before every other source and is never stored.
+func (r *Resolver) SetOverride(provider, key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.override == nil {
+		r.override = map[string]string{}
+	}
+	r.override[provider] = key
 }
 
 // SetKeyless marks a provider that works without a key (the offline faux
@@ -161,6 +174,9 @@ func (r *Resolver) storedKey(provider string) string {
 
 // lookup finds the raw credential of a provider and where it came from.
 func (r *Resolver) lookup(provider string) (raw string, st Status) {
+	if k, ok := r.override[provider]; ok {
+		return k, Status{Configured: true, Source: SourceRuntime}
+	}
 	if k := r.storedKey(provider); k != "" {
 		return k, Status{Configured: true, Source: SourceStored}
 	}
@@ -211,6 +227,10 @@ func (r *Resolver) Usable(provider string) bool {
 // process.
 func (r *Resolver) APIKey(provider string) (string, bool) {
 	r.mu.Lock()
+	if k, ok := r.override[provider]; ok {
+		r.mu.Unlock()
+		return k, true // literal: no $VAR or !command
+	}
 	raw, st := r.lookup(provider)
 	keyless := r.keyless[provider]
 	r.mu.Unlock()
