@@ -1,0 +1,120 @@
+package tui_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atomic-go/atomic/internal/e2e"
+)
+
+func TestFirstFrameAndCtrlDExit(t *testing.T) {
+	s := startScreen(t, e2e.Options{})
+	got := s.waitFor("Type a message", "faux/faux-1")
+	s.golden("first_frame", got)
+	s.typeText(keyCtrlD)
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit status %d, want 0", code)
+	}
+	s.mu.Lock()
+	alt := s.emu.IsAltScreen()
+	s.mu.Unlock()
+	if alt {
+		t.Fatal("the terminal was left on the alternate screen")
+	}
+}
+
+func TestStreamedAnswerFromArgument(t *testing.T) {
+	s := startScreen(t, e2e.Options{
+		Args:   []string{"say hello"},
+		Script: []map[string]any{{"text": "Hello **there**, this is a streamed answer.", "chunks": 8}},
+	})
+	got := s.waitFor("say hello", "Hello there, this is a streamed answer.")
+	got = s.waitGone("Working…")
+	s.golden("streamed_answer", got)
+}
+
+func TestToolCallWithOutput(t *testing.T) {
+	s := startScreen(t, e2e.Options{Script: []map[string]any{
+		{"toolCalls": []map[string]any{{"name": "bash", "arguments": map[string]any{"command": "printf 'one\\ntwo\\n'"}}}},
+		{"text": "Both lines printed."},
+	}})
+	s.waitFor("Type a message")
+	s.typeText("run it" + keyEnter)
+	s.waitFor("bash $ printf", "  one", "  two", "Both lines printed.")
+}
+
+func TestSlashCompletion(t *testing.T) {
+	s := startScreen(t, e2e.Options{})
+	s.waitFor("Type a message")
+	s.typeText("/se")
+	got := s.waitFor("/session", "Show the session's file")
+	if strings.Contains(got, "/model") {
+		t.Fatalf("/se lists /model:\n%s", got)
+	}
+	s.typeText(keyTab)
+	s.waitGone("Show the session's file")
+	s.typeText(keyEnter)
+	s.waitFor("Messages: 0 user")
+}
+
+func TestEscAbortsRun(t *testing.T) {
+	s := startScreen(t, e2e.Options{Script: []map[string]any{
+		{"text": strings.Repeat("word ", 200), "chunks": 200, "delayMs": 50},
+	}})
+	s.waitFor("Type a message")
+	s.typeText("go" + keyEnter)
+	s.waitFor("Working…", "word")
+	s.typeText(keyEsc)
+	s.waitFor("Aborted")
+	s.waitGone("Working…")
+}
+
+const dialogExtension = `
+export default function (pi) {
+  pi.registerCommand("ask", {
+    description: "Ask the user",
+    handler: async (_args, ctx) => {
+      const ok = await ctx.ui.confirm("Proceed?", "Shall we go on?");
+      ctx.ui.notify("confirmed: " + ok, "info");
+      const pick = await ctx.ui.select("Pick a fruit", ["apple", "banana", "cherry"]);
+      ctx.ui.notify("picked: " + pick, "info");
+      ctx.ui.setStatus("ext", "status from ext");
+      ctx.ui.setWidget("w", ["widget line"]);
+    },
+  });
+}
+`
+
+func dialogOpts(t *testing.T) e2e.Options {
+	dir := t.TempDir()
+	ext := filepath.Join(dir, "ask.js")
+	if err := os.WriteFile(ext, []byte(dialogExtension), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return e2e.Options{Args: []string{"-e", ext}}
+}
+
+func TestExtensionDialogsAnswered(t *testing.T) {
+	s := startScreen(t, dialogOpts(t))
+	s.waitFor("Type a message")
+	s.typeText("/ask" + keyEnter)
+	got := s.waitFor("Proceed?", "Shall we go on?", "Yes", "No")
+	s.golden("confirm_dialog", got)
+	s.typeText("y")
+	s.waitFor("Pick a fruit", "apple", "cherry")
+	s.typeText(keyDown + keyEnter)
+	s.waitFor("picked: banana", "status from ext", "widget line")
+}
+
+func TestExtensionDialogsCancelled(t *testing.T) {
+	s := startScreen(t, dialogOpts(t))
+	s.waitFor("Type a message")
+	s.typeText("/ask" + keyEnter)
+	s.waitFor("Proceed?")
+	s.typeText(keyEsc)
+	s.waitFor("Pick a fruit")
+	s.typeText(keyEsc)
+	s.waitFor("picked: undefined")
+}
