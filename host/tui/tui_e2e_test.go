@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/atomic-go/atomic/internal/e2e"
@@ -42,7 +43,9 @@ func TestToolCallWithOutput(t *testing.T) {
 	}})
 	s.waitFor("Type a message")
 	s.typeText("run it" + keyEnter)
-	s.waitFor("bash $ printf", "  one", "  two", "Both lines printed.")
+	got := s.waitFor("bash $ printf", "  one", "  two", "Both lines printed.")
+	got = s.waitGone("Working…")
+	s.golden("tool_call", got)
 }
 
 func TestSlashCompletion(t *testing.T) {
@@ -50,6 +53,7 @@ func TestSlashCompletion(t *testing.T) {
 	s.waitFor("Type a message")
 	s.typeText("/se")
 	got := s.waitFor("/session", "Show the session's file")
+	s.golden("slash_completion", got)
 	if strings.Contains(got, "/model") {
 		t.Fatalf("/se lists /model:\n%s", got)
 	}
@@ -117,4 +121,42 @@ func TestExtensionDialogsCancelled(t *testing.T) {
 	s.waitFor("Pick a fruit")
 	s.typeText(keyEsc)
 	s.waitFor("picked: undefined")
+}
+
+func TestSIGTERMRestoresTerminal(t *testing.T) {
+	s := startScreen(t, e2e.Options{})
+	s.waitFor("Type a message")
+	s.mu.Lock()
+	alt := s.emu.IsAltScreen()
+	s.mu.Unlock()
+	if !alt {
+		t.Fatal("the UI is not on the alternate screen")
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	s.wait()
+	s.mu.Lock()
+	alt = s.emu.IsAltScreen()
+	s.mu.Unlock()
+	if alt {
+		t.Fatal("the terminal was left on the alternate screen after SIGTERM")
+	}
+}
+
+func TestSteerWhileStreaming(t *testing.T) {
+	s := startScreen(t, e2e.Options{Script: []map[string]any{
+		{"toolCalls": []map[string]any{{"name": "bash", "arguments": map[string]any{"command": "sleep 3; echo slept"}}}},
+		{"text": "steered answer"},
+	}})
+	s.waitFor("Type a message")
+	s.typeText("start" + keyEnter)
+	s.waitFor("bash $ sleep")
+	s.typeText("change course" + keyEnter)
+	// Queued above the editor while the tool runs, then delivered.
+	s.waitFor("Steer: change course")
+	got := s.waitFor("▌ change course", "steered answer")
+	if strings.Contains(got, "Steer: change course") {
+		t.Fatalf("the delivered steer is still listed as queued:\n%s", got)
+	}
 }
