@@ -84,6 +84,10 @@ export default function (pi) {
       ctx.ui.notify("confirmed: " + ok, "info");
       const pick = await ctx.ui.select("Pick a fruit", ["apple", "banana", "cherry"]);
       ctx.ui.notify("picked: " + pick, "info");
+      const name = await ctx.ui.input("Your name?", "a name", { timeout: Number(_args) || undefined });
+      ctx.ui.notify("input: " + name, "info");
+      const text = await ctx.ui.editor("Edit the text", "prefilled text");
+      ctx.ui.notify("editor: " + text, "info");
       ctx.ui.setStatus("ext", "status from ext");
       ctx.ui.setWidget("w", ["widget line"]);
     },
@@ -109,18 +113,25 @@ func TestExtensionDialogsAnswered(t *testing.T) {
 	s.typeText("y")
 	s.waitFor("Pick a fruit", "apple", "cherry")
 	s.typeText(keyDown + keyEnter)
-	s.waitFor("picked: banana", "status from ext", "widget line")
+	s.waitFor("picked: banana", "Your name?")
+	s.typeText("Ada" + keyEnter)
+	s.waitFor("input: Ada", "Edit the text", "prefilled text")
+	s.typeText(" more" + keyEnter)
+	s.waitFor("editor: prefilled text more", "status from ext", "widget line")
 }
 
 func TestExtensionDialogsCancelled(t *testing.T) {
 	s := startScreen(t, dialogOpts(t))
 	s.waitFor("Type a message")
-	s.typeText("/ask" + keyEnter)
+	s.typeText("/ask 300" + keyEnter) // the input dialog times out after 300 ms
 	s.waitFor("Proceed?")
 	s.typeText(keyEsc)
 	s.waitFor("Pick a fruit")
 	s.typeText(keyEsc)
 	s.waitFor("picked: undefined")
+	s.waitFor("input: undefined", "Edit the text") // nothing typed: the timeout
+	s.typeText(keyEsc)
+	s.waitFor("editor: undefined")
 }
 
 func TestSIGTERMRestoresTerminal(t *testing.T) {
