@@ -95,6 +95,7 @@ type model struct {
 	compSel  int
 
 	streaming     bool
+	compacting    bool
 	streamDirty   bool
 	streamTicking bool
 	lastStream    time.Time
@@ -370,8 +371,10 @@ func (m *model) applyEvents(evs []events.Event) tea.Cmd {
 				m.conv.fail("Retry failed: " + e.FinalError)
 			}
 		case events.CompactionStart:
+			m.compacting = true
 			m.conv.info("Compacting the context (" + e.Reason + ")…")
 		case events.CompactionEnd:
+			m.compacting = false
 			switch {
 			case e.Aborted:
 				m.conv.info("Compaction cancelled")
@@ -479,7 +482,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.editor.SetValue(m.editor.Value() + " ")
 			return nil
 		}
-		if m.streaming {
+		if m.streaming || m.compacting {
 			rt := m.rt
 			return func() tea.Msg { rt.CancelTurn(); return nil }
 		}
@@ -680,7 +683,7 @@ func (m *model) View() tea.View {
 			st = styleError
 		}
 		add(st.Render(truncateWidth(m.notice, w)))
-	case m.streaming:
+	case m.streaming || m.compacting:
 		add(styleAccent.Render("Working…") + styleDim.Render(" (esc to interrupt)"))
 	}
 	add(m.footer(w))
