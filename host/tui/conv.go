@@ -127,8 +127,7 @@ func (c *conversation) addMessage(m llm.Message) {
 		}
 	case llm.RoleToolResult:
 		t := c.tool(m.ToolCallID, m.ToolName)
-		t.output, t.done, t.isError = m.Text(), true, m.IsError
-		t.dirty = true
+		t.finish(m.Text(), m.Details, m.IsError)
 	case llm.RoleCustom:
 		if m.Display {
 			if t := m.Text(); t != "" {
@@ -278,6 +277,8 @@ func (b *block) toolLines(v view, w int) []string {
 		l = strings.ReplaceAll(l, "\t", "    ")
 		l = truncateWidth(l, w-2)
 		switch {
+		case b.toolName == "edit" && strings.HasPrefix(l, "@@"):
+			out = append(out, "  "+styleAccent.Render(l))
 		case b.toolName == "edit" && strings.HasPrefix(l, "+"):
 			out = append(out, "  "+styleAdded.Render(l))
 		case b.toolName == "edit" && strings.HasPrefix(l, "-"):
@@ -290,6 +291,21 @@ func (b *block) toolLines(v view, w int) []string {
 		out = append(out, styleDim.Render(fmt.Sprintf("  … %d more lines, %d in all (ctrl+o to expand)", hidden, len(lines))))
 	}
 	return out
+}
+
+// finish records a tool's result: an edit shows its diff (the result's
+// details.diff) rather than its message.
+func (b *block) finish(text string, details any, isError bool) {
+	b.output, b.done, b.isError = text, true, isError
+	if b.toolName == "edit" && !isError && details != nil {
+		var d struct {
+			Diff string `json:"diff"`
+		}
+		if raw, err := json.Marshal(details); err == nil && json.Unmarshal(raw, &d) == nil && d.Diff != "" {
+			b.output = d.Diff
+		}
+	}
+	b.dirty = true
 }
 
 // toolSummary is the arguments on the tool's header line.

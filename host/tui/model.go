@@ -360,8 +360,7 @@ func (m *model) applyEvents(evs []events.Event) tea.Cmd {
 			t.invalidate()
 		case events.ToolExecutionEnd:
 			t := m.conv.tool(e.ToolCallID, e.ToolName)
-			t.output, t.done, t.isError = e.Result.ResultText(), true, e.IsError
-			t.invalidate()
+			t.finish(e.Result.ResultText(), e.Result.Details, e.IsError)
 		case events.QueueUpdate:
 			m.steering, m.followUp = e.Steering, e.FollowUp
 		case events.AutoRetryStart:

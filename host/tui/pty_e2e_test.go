@@ -3,6 +3,7 @@ package tui_test
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -102,28 +103,34 @@ func (s *screen) text() string {
 // waitFor waits until the screen shows every one of want.
 func (s *screen) waitFor(want ...string) string {
 	s.t.Helper()
+	return s.waitUntil(fmt.Sprintf("%q", want), func(got string) bool {
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitUntil waits until ok accepts the screen.
+func (s *screen) waitUntil(what string, ok func(screen string) bool) string {
+	s.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		got := s.text()
-		ok := true
-		for _, w := range want {
-			if !strings.Contains(got, w) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if ok(got) {
 			return got
 		}
 		select {
 		case <-s.exited:
-			s.t.Fatalf("atomic exited (%v) while waiting for %q; screen:\n%s\nlog:\n%s", s.err, want, got, s.log())
+			s.t.Fatalf("atomic exited (%v) while waiting for %s; screen:\n%s\nlog:\n%s", s.err, what, got, s.log())
 		case <-tick.C:
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("the screen never showed %q; screen:\n%s\nlog:\n%s", want, got, s.log())
+			s.t.Fatalf("the screen never showed %s; screen:\n%s\nlog:\n%s", what, got, s.log())
 		}
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/creack/pty"
 
 	"github.com/atomic-go/atomic/internal/e2e"
 )
@@ -170,4 +173,57 @@ func TestSteerWhileStreaming(t *testing.T) {
 	if strings.Contains(got, "Steer: change course") {
 		t.Fatalf("the delivered steer is still listed as queued:\n%s", got)
 	}
+}
+
+func TestEditShowsDiff(t *testing.T) {
+	opts := e2e.Options{Script: []map[string]any{
+		{"toolCalls": []map[string]any{{"name": "edit", "arguments": map[string]any{
+			"path": "notes.txt", "oldText": "old line", "newText": "new line",
+		}}}},
+		{"text": "Edited."},
+	}}
+	opts.Dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(opts.Dir, "notes.txt"), []byte("first\nold line\nlast\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startScreen(t, opts)
+	s.waitFor("Type a message")
+	s.typeText("edit it" + keyEnter)
+	s.waitFor("edit notes.txt", "-old line", "+new line", "Edited.")
+}
+
+func TestModelPicker(t *testing.T) {
+	s := startScreen(t, e2e.Options{})
+	s.waitFor("faux/faux-1")
+	s.typeText("/model" + keyEnter)
+	s.waitFor("Choose a model", "faux/faux-2")
+	s.typeText("faux-2")
+	got := s.waitFor("→ faux/faux-2")
+	if strings.Contains(got, "  faux/faux-1") {
+		t.Fatalf("the filter kept faux-1:\n%s", got)
+	}
+	s.typeText(keyEnter)
+	s.waitGone("Choose a model")
+	s.waitFor("faux/faux-2")
+}
+
+func TestResizeRedraws(t *testing.T) {
+	s := startScreen(t, e2e.Options{})
+	s.waitFor("Type a message")
+	s.mu.Lock()
+	s.emu.Resize(60, 20)
+	s.mu.Unlock()
+	if err := pty.Setsize(s.ptm, &pty.Winsize{Rows: 20, Cols: 60}); err != nil {
+		t.Fatal(err)
+	}
+	// The footer's cost is right-aligned at the new width (a screen only
+	// cut to 60 columns would have lost it).
+	s.waitUntil("the footer drawn for 60 columns", func(screen string) bool {
+		for _, l := range strings.Split(screen, "\n") {
+			if strings.HasPrefix(l, "faux/faux-1") && strings.HasSuffix(l, "$0.000") && utf8.RuneCountInString(l) == 60 {
+				return true
+			}
+		}
+		return false
+	})
 }
