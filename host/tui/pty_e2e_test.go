@@ -85,6 +85,11 @@ func startScreen(t *testing.T, opts e2e.Options) *screen {
 		}
 		ptm.Close()
 		s.emu.Close()
+		// Descriptor 2 is the log file: a race report (ATOMIC_E2E_RACE=1)
+		// or a crash lands there.
+		if l := s.log(); strings.Contains(l, "WARNING: DATA RACE") || strings.Contains(l, "panic:") {
+			t.Errorf("the log shows a race or a panic:\n%s", l)
+		}
 	})
 	return s
 }

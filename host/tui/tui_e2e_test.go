@@ -1,6 +1,7 @@
 package tui_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,4 +227,32 @@ func TestResizeRedraws(t *testing.T) {
 		}
 		return false
 	})
+}
+
+func TestThinkingToggle(t *testing.T) {
+	s := startScreen(t, e2e.Options{Script: []map[string]any{
+		{"thinking": "pondering the request", "text": "The answer."},
+	}})
+	s.waitFor("Type a message")
+	s.typeText("think" + keyEnter)
+	got := s.waitFor("Thinking… (ctrl+t to show)", "The answer.")
+	if strings.Contains(got, "pondering") {
+		t.Fatalf("thinking shown before ctrl+t:\n%s", got)
+	}
+	s.typeText("\x14") // ctrl+t
+	s.waitFor("pondering the request", "The answer.")
+}
+
+func TestLongStreamedAnswer(t *testing.T) {
+	// 2,000 deltas: the screen keeps up and ends with the whole answer.
+	var b strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&b, "line %d of the long answer\n\n", i)
+	}
+	b.WriteString("the very end")
+	s := startScreen(t, e2e.Options{Script: []map[string]any{{"text": b.String(), "chunks": 2000}}})
+	s.waitFor("Type a message")
+	s.typeText("long" + keyEnter)
+	s.waitFor("line 399 of the long answer", "the very end")
+	s.waitGone("Working…")
 }
