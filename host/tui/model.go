@@ -476,7 +476,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case "ctrl+z":
 		return tea.Suspend
-	case "esc":
+	case "esc", "alt+esc": // a quick double Esc may arrive as one alt+esc
 		if len(comp) > 0 {
 			m.editor.SetValue(m.editor.Value() + " ")
 			return nil
@@ -485,7 +485,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 			rt := m.rt
 			return func() tea.Msg { rt.CancelTurn(); return nil }
 		}
-		if time.Since(m.lastEsc) < 500*time.Millisecond {
+		if k == "alt+esc" || time.Since(m.lastEsc) < 500*time.Millisecond {
 			m.editor.Reset()
 			m.lastEsc = time.Time{}
 			return nil

@@ -35,8 +35,8 @@ func TestStreamedAnswerFromArgument(t *testing.T) {
 		Args:   []string{"say hello"},
 		Script: []map[string]any{{"text": "Hello **there**, this is a streamed answer.", "chunks": 8}},
 	})
-	got := s.waitFor("say hello", "Hello there, this is a streamed answer.")
-	got = s.waitGone("Working…")
+	s.waitFor("say hello", "Hello there, this is a streamed answer.")
+	got := s.waitGone("Working…")
 	s.golden("streamed_answer", got)
 }
 
@@ -47,8 +47,8 @@ func TestToolCallWithOutput(t *testing.T) {
 	}})
 	s.waitFor("Type a message")
 	s.typeText("run it" + keyEnter)
-	got := s.waitFor("bash $ printf", "  one", "  two", "Both lines printed.")
-	got = s.waitGone("Working…")
+	s.waitFor("bash $ printf", "  one", "  two", "Both lines printed.")
+	got := s.waitGone("Working…")
 	s.golden("tool_call", got)
 }
 
@@ -255,4 +255,23 @@ func TestLongStreamedAnswer(t *testing.T) {
 	s.typeText("long" + keyEnter)
 	s.waitFor("line 399 of the long answer", "the very end")
 	s.waitGone("Working…")
+}
+
+func TestEditorClearAndCtrlCQuit(t *testing.T) {
+	s := startScreen(t, e2e.Options{})
+	s.waitFor("Type a message")
+	s.typeText("draft one")
+	s.waitFor("draft one")
+	s.typeText(keyCtrlC) // clears
+	s.waitGone("draft one")
+	s.typeText("draft two")
+	s.waitFor("draft two")
+	s.typeText(keyEsc + keyEsc) // twice on an idle editor: clears
+	s.waitGone("draft two")
+	s.typeText(keyCtrlC)
+	s.waitFor("Press ctrl+c again to quit")
+	s.typeText(keyCtrlC)
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit status %d, want 0", code)
+	}
 }
