@@ -139,10 +139,7 @@ func cmdResume(m *model, _ string) tea.Cmd {
 		if err != nil {
 			return errMsg{err}
 		}
-		// Newest first.
-		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
-			list[i], list[j] = list[j], list[i]
-		}
+		// The list comes newest first.
 		names := make([]string, len(list))
 		details := make([]string, len(list))
 		for i, s := range list {

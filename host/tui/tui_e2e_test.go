@@ -275,3 +275,29 @@ func TestEditorClearAndCtrlCQuit(t *testing.T) {
 		t.Fatalf("exit status %d, want 0", code)
 	}
 }
+
+func TestNewAndResume(t *testing.T) {
+	s := startScreen(t, e2e.Options{Script: []map[string]any{
+		{"text": "answer one"}, {"text": "answer two"},
+	}})
+	s.waitFor("Type a message")
+	s.typeText("older session prompt" + keyEnter)
+	s.waitFor("answer one")
+	s.waitGone("Working…")
+	s.typeText("/new" + keyEnter)
+	s.waitGone("answer one")
+	s.typeText("newer session prompt" + keyEnter)
+	s.waitFor("answer two")
+	s.waitGone("Working…")
+	s.typeText("/resume" + keyEnter)
+	got := s.waitFor("Resume a session", "older session prompt", "→ newer session prompt")
+	if strings.Index(got, "→ newer session prompt") > strings.Index(got, "  older session prompt") {
+		t.Fatalf("sessions not newest first:\n%s", got)
+	}
+	s.typeText(keyDown + keyEnter)
+	s.waitGone("Resume a session")
+	got = s.waitFor("▌ older session prompt", "answer one")
+	if strings.Contains(got, "answer two") {
+		t.Fatalf("the resumed session shows the other one's answer:\n%s", got)
+	}
+}
