@@ -15,6 +15,7 @@ import (
 )
 
 func TestFirstFrameAndCtrlDExit(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{})
 	got := s.waitFor("Type a message", "faux/faux-1")
 	s.golden("first_frame", got)
@@ -31,6 +32,7 @@ func TestFirstFrameAndCtrlDExit(t *testing.T) {
 }
 
 func TestStreamedAnswerFromArgument(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{
 		Args:   []string{"say hello"},
 		Script: []map[string]any{{"text": "Hello **there**, this is a streamed answer.", "chunks": 8}},
@@ -41,6 +43,7 @@ func TestStreamedAnswerFromArgument(t *testing.T) {
 }
 
 func TestToolCallWithOutput(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{Script: []map[string]any{
 		{"toolCalls": []map[string]any{{"name": "bash", "arguments": map[string]any{"command": "printf 'one\\ntwo\\n'"}}}},
 		{"text": "Both lines printed."},
@@ -53,6 +56,7 @@ func TestToolCallWithOutput(t *testing.T) {
 }
 
 func TestSlashCompletion(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{})
 	s.waitFor("Type a message")
 	s.typeText("/se")
@@ -68,6 +72,7 @@ func TestSlashCompletion(t *testing.T) {
 }
 
 func TestEscAbortsRun(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{Script: []map[string]any{
 		{"text": strings.Repeat("word ", 200), "chunks": 200, "delayMs": 50},
 	}})
@@ -109,6 +114,7 @@ func dialogOpts(t *testing.T) e2e.Options {
 }
 
 func TestExtensionDialogsAnswered(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, dialogOpts(t))
 	s.waitFor("Type a message")
 	s.typeText("/ask" + keyEnter)
@@ -125,6 +131,7 @@ func TestExtensionDialogsAnswered(t *testing.T) {
 }
 
 func TestExtensionDialogsCancelled(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, dialogOpts(t))
 	s.waitFor("Type a message")
 	s.typeText("/ask 300" + keyEnter) // the input dialog times out after 300 ms
@@ -139,6 +146,7 @@ func TestExtensionDialogsCancelled(t *testing.T) {
 }
 
 func TestSIGTERMRestoresTerminal(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{})
 	s.waitFor("Type a message")
 	s.mu.Lock()
@@ -160,6 +168,7 @@ func TestSIGTERMRestoresTerminal(t *testing.T) {
 }
 
 func TestSteerWhileStreaming(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{Script: []map[string]any{
 		{"toolCalls": []map[string]any{{"name": "bash", "arguments": map[string]any{"command": "sleep 3; echo slept"}}}},
 		{"text": "steered answer"},
@@ -177,6 +186,7 @@ func TestSteerWhileStreaming(t *testing.T) {
 }
 
 func TestEditShowsDiff(t *testing.T) {
+	t.Parallel()
 	opts := e2e.Options{Script: []map[string]any{
 		{"toolCalls": []map[string]any{{"name": "edit", "arguments": map[string]any{
 			"path": "notes.txt", "oldText": "old line", "newText": "new line",
@@ -194,6 +204,7 @@ func TestEditShowsDiff(t *testing.T) {
 }
 
 func TestModelPicker(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{})
 	s.waitFor("faux/faux-1")
 	s.typeText("/model" + keyEnter)
@@ -209,6 +220,7 @@ func TestModelPicker(t *testing.T) {
 }
 
 func TestResizeRedraws(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{})
 	s.waitFor("Type a message")
 	s.mu.Lock()
@@ -230,6 +242,7 @@ func TestResizeRedraws(t *testing.T) {
 }
 
 func TestThinkingToggle(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{Script: []map[string]any{
 		{"thinking": "pondering the request", "text": "The answer."},
 	}})
@@ -244,6 +257,7 @@ func TestThinkingToggle(t *testing.T) {
 }
 
 func TestLongStreamedAnswer(t *testing.T) {
+	t.Parallel()
 	// 2,000 deltas: the screen keeps up and ends with the whole answer.
 	var b strings.Builder
 	for i := range 400 {
@@ -258,6 +272,7 @@ func TestLongStreamedAnswer(t *testing.T) {
 }
 
 func TestEditorClearAndCtrlCQuit(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{})
 	s.waitFor("Type a message")
 	s.typeText("draft one")
@@ -277,6 +292,7 @@ func TestEditorClearAndCtrlCQuit(t *testing.T) {
 }
 
 func TestNewAndResume(t *testing.T) {
+	t.Parallel()
 	s := startScreen(t, e2e.Options{Script: []map[string]any{
 		{"text": "answer one"}, {"text": "answer two"},
 	}})
