@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/creack/pty"
@@ -16,8 +17,11 @@ import (
 
 func TestFirstFrameAndCtrlDExit(t *testing.T) {
 	t.Parallel()
+	e2e.Binary(t) // built before the clock starts
+	start := time.Now()
 	s := startScreen(t, e2e.Options{})
 	got := s.waitFor("Type a message", "faux/faux-1")
+	t.Logf("first frame with the footer %v after the start", time.Since(start)) // a figure, not a check
 	s.golden("first_frame", got)
 	s.typeText(keyCtrlD)
 	if code := s.wait(); code != 0 {
