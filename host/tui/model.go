@@ -93,6 +93,8 @@ type model struct {
 	dialogs  []*dialog
 	commands []app.SlashCommand
 	compSel  int
+	// compClosed hides the / list (Esc) until the editor's text changes.
+	compClosed bool
 
 	streaming     bool
 	compacting    bool
@@ -478,7 +480,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Suspend
 	case "esc", "alt+esc": // a quick double Esc may arrive as one alt+esc
 		if len(comp) > 0 {
-			m.editor.SetValue(m.editor.Value() + " ")
+			m.compClosed = true
 			return nil
 		}
 		if m.streaming || m.compacting {
@@ -558,7 +560,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.editor.Reset()
-		m.compSel = 0
+		m.compSel, m.compClosed = 0, false
 		m.scroll = 0
 		if c, ok := m.builtin(text); ok {
 			return c
@@ -573,7 +575,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	var c tea.Cmd
 	m.editor, c = m.editor.Update(msg)
 	if m.editor.Value() != before {
-		m.compSel = 0
+		m.compSel, m.compClosed = 0, false
 	}
 	return c
 }
@@ -582,7 +584,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 // once a space follows the name).
 func (m *model) completions() []app.SlashCommand {
 	v := m.editor.Value()
-	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
+	if m.compClosed || !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
 		return nil
 	}
 	prefix := strings.ToLower(v[1:])

@@ -69,6 +69,10 @@ func TestSlashCompletion(t *testing.T) {
 	if strings.Contains(got, "/model") {
 		t.Fatalf("/se lists /model:\n%s", got)
 	}
+	s.typeText(keyEsc) // closes the list, keeps the text
+	s.waitGone("Show the session's file")
+	s.typeText("s")
+	s.waitFor("Show the session's file", "/ses")
 	s.typeText(keyTab)
 	s.waitGone("Show the session's file")
 	s.typeText(keyEnter)
