@@ -24,6 +24,7 @@ func init() {
 		{"compact", "[instructions]", "Compact the context now", cmdCompact},
 		{"model", "[filter]", "Choose the model", cmdModel},
 		{"resume", "", "Open an earlier session", cmdResume},
+		{"fork", "", "Start a new session from an earlier message", cmdFork},
 		{"copy", "", "Copy the last answer to the clipboard", cmdCopy},
 		{"export", "[file]", "Export the session as HTML", cmdExport},
 		{"reload", "", "Reload extensions, skills, prompts and settings", nil},
@@ -160,6 +161,40 @@ func cmdResume(m *model, _ string) tea.Cmd {
 					return infoMsg("Switching sessions was cancelled by an extension")
 				}
 				return resetMsg{msgs: rt.Messages()}
+			}
+		})
+		return dialogOpenMsg{d}
+	}
+}
+
+// cmdFork picks one of the session's user messages (newest first) and
+// forks before it: the new session ends where that message was asked,
+// and the message is put back in the editor to be edited and sent.
+func cmdFork(m *model, _ string) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		msgs, err := rt.ForkMessages()
+		if err != nil {
+			return errMsg{err}
+		}
+		if len(msgs) == 0 {
+			return infoMsg("No message to fork from yet")
+		}
+		names := make([]string, len(msgs))
+		for i := range msgs {
+			names[i] = oneLine(msgs[len(msgs)-1-i].Text)
+		}
+		d := newPicker("Fork from a message", names, nil, func(i int) tea.Cmd {
+			um := msgs[len(msgs)-1-i]
+			return func() tea.Msg {
+				res, err := rt.Fork(um.EntryID)
+				if err != nil {
+					return errMsg{err}
+				}
+				if res.Cancelled {
+					return infoMsg("Forking was cancelled by an extension")
+				}
+				return resetMsg{msgs: rt.Messages(), editor: res.Text}
 			}
 		})
 		return dialogOpenMsg{d}

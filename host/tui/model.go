@@ -37,7 +37,10 @@ type (
 	infoMsg     string
 	// resetMsg clears the conversation and shows msgs (a new or resumed
 	// session).
-	resetMsg struct{ msgs []llm.Message }
+	resetMsg struct {
+		msgs   []llm.Message
+		editor string // the editor's new text (a fork's message)
+	}
 )
 
 // pump collects the runtime's events and wakes the program once per
@@ -232,6 +235,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.conv.addMessage(mm)
 		}
 		m.scroll = 0
+		if msg.editor != "" {
+			m.editor.SetValue(msg.editor)
+		}
 		m.cwd = m.rt.Cwd()
 		m.branch = gitBranch(m.cwd)
 		return m, tea.Batch(m.refreshFooter(), m.loadCommands())

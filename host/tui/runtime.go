@@ -47,6 +47,8 @@ type runtime interface {
 	NewSession(parentSession string) (cancelled bool, err error)
 	SwitchSession(path string) (cancelled bool, err error)
 	ListSessions(scope string) ([]session.Info, error)
+	ForkMessages() ([]session.UserMessage, error)
+	Fork(entryID string) (app.ForkResult, error)
 	SetSessionName(name string) error
 	CompactWith(ctx context.Context, instructions string) (*compaction.Result, error)
 	ExportHTML(outputPath string) (string, error)

@@ -325,3 +325,24 @@ func TestNewAndResume(t *testing.T) {
 		t.Fatalf("the resumed session shows the other one's answer:\n%s", got)
 	}
 }
+
+func TestFork(t *testing.T) {
+	t.Parallel()
+	s := startScreen(t, e2e.Options{Script: []map[string]any{{"text": "answer one"}, {"text": "answer two"}}})
+	s.waitFor("Type a message")
+	s.typeText("first question" + keyEnter)
+	s.waitFor("answer one")
+	s.waitGone("Working…")
+	s.typeText("second question" + keyEnter)
+	s.waitFor("answer two")
+	s.waitGone("Working…")
+	s.typeText("/fork" + keyEnter)
+	s.waitFor("Fork from a message", "→ second question", "  first question")
+	s.typeText(keyEnter)
+	s.waitGone("Fork from a message")
+	got := s.waitGone("answer two")
+	if !strings.Contains(got, "answer one") || strings.Contains(got, "▌ second question") {
+		t.Fatalf("the fork should end after the first answer, with the second question in the editor:\n%s", got)
+	}
+	s.waitFor("second question") // back in the editor
+}
