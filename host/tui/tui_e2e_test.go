@@ -346,3 +346,20 @@ func TestFork(t *testing.T) {
 	}
 	s.waitFor("second question") // back in the editor
 }
+
+func TestToolOutputExpands(t *testing.T) {
+	t.Parallel()
+	s := startScreen(t, e2e.Options{Script: []map[string]any{
+		{"toolCalls": []map[string]any{{"name": "bash", "arguments": map[string]any{"command": "seq -f 'row %g' 1 12"}}}},
+		{"text": "Twelve rows."},
+	}})
+	s.waitFor("Type a message")
+	s.typeText("rows" + keyEnter)
+	got := s.waitFor("row 12", "… 4 more lines, 12 in all (ctrl+o to expand)", "Twelve rows.")
+	if strings.Contains(got, "row 4\n") {
+		t.Fatalf("collapsed output shows its first lines:\n%s", got)
+	}
+	s.typeText("\x0f") // ctrl+o
+	s.waitFor("  row 1\n", "  row 4\n", "row 12")
+	s.waitGone("more lines")
+}
