@@ -27,6 +27,7 @@ const streamRenderEvery = 50 * time.Millisecond
 type (
 	eventsMsg   struct{}
 	streamTick  struct{}
+	retryTick   struct{}
 	noticeClear struct{ seq int }
 	footerMsg   struct {
 		state app.State
@@ -119,6 +120,14 @@ type model struct {
 	branch string
 
 	lastCtrlC, lastEsc time.Time
+
+	retry *retryWait // the retry being waited for, its line counting down
+}
+
+type retryWait struct {
+	line     *block
+	deadline time.Time
+	format   string // with one %s for the time left
 }
 
 func newModel(ctx context.Context, rt runtime, p *pump, first []app.PromptInput) *model {
@@ -215,6 +224,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case streamTick:
 		m.streamTicking = false
 		return m, m.flushStream()
+	case retryTick:
+		return m, m.retryCountdown()
 	case footerMsg:
 		m.state, m.stats = msg.state, msg.stats
 		return m, nil
@@ -372,8 +383,15 @@ func (m *model) applyEvents(evs []events.Event) tea.Cmd {
 		case events.QueueUpdate:
 			m.steering, m.followUp = e.Steering, e.FollowUp
 		case events.AutoRetryStart:
-			m.conv.fail(fmt.Sprintf("%s; retrying in %s (attempt %d of %d)", e.ErrorMessage, time.Duration(e.DelayMs)*time.Millisecond, e.Attempt, e.MaxAttempts))
+			m.retry = &retryWait{
+				line:     &block{kind: kindError},
+				deadline: time.Now().Add(time.Duration(e.DelayMs) * time.Millisecond),
+				format:   strings.ReplaceAll(e.ErrorMessage, "%", "%%") + fmt.Sprintf("; retrying in %%s (attempt %d of %d)", e.Attempt, e.MaxAttempts),
+			}
+			m.conv.add(m.retry.line)
+			cmds = append(cmds, m.retryCountdown())
 		case events.AutoRetryEnd:
+			m.retry = nil
 			if !e.Success && e.FinalError != "" {
 				m.conv.fail("Retry failed: " + e.FinalError)
 			}
@@ -402,6 +420,26 @@ func (m *model) applyEvents(evs []events.Event) tea.Cmd {
 	}
 	cmds = append(cmds, m.flushStream())
 	return tea.Batch(cmds...)
+}
+
+// retryCountdown shows the time left before the retry, once a second
+// until it starts.
+func (m *model) retryCountdown() tea.Cmd {
+	r := m.retry
+	if r == nil {
+		return nil
+	}
+	left := time.Until(r.deadline)
+	if left < 0 {
+		left = 0
+	}
+	r.line.text = fmt.Sprintf(r.format, left.Round(time.Second))
+	r.line.invalidate()
+	if left == 0 {
+		m.retry = nil
+		return nil
+	}
+	return tea.Tick(min(left, time.Second), func(time.Time) tea.Msg { return retryTick{} })
 }
 
 // delta adds one streamed delta to the answer being streamed.

@@ -363,3 +363,16 @@ func TestToolOutputExpands(t *testing.T) {
 	s.waitFor("  row 1\n", "  row 4\n", "row 12")
 	s.waitGone("more lines")
 }
+
+func TestRetryCountsDown(t *testing.T) {
+	t.Parallel()
+	s := startScreen(t, e2e.Options{
+		Script:     []map[string]any{{"error": "overloaded", "status": 529}, {"text": "Recovered."}},
+		AgentFiles: map[string]string{"settings.json": `{"retry": {"enabled": true, "maxRetries": 2, "baseDelayMs": 2000}}`},
+	})
+	s.waitFor("Type a message")
+	s.typeText("try" + keyEnter)
+	s.waitFor("retrying in 2s (attempt 1 of 2)")
+	s.waitFor("retrying in 1s (attempt 1 of 2)")
+	s.waitFor("Recovered.")
+}
