@@ -376,3 +376,22 @@ func TestRetryCountsDown(t *testing.T) {
 	s.waitFor("retrying in 1s (attempt 1 of 2)")
 	s.waitFor("Recovered.")
 }
+
+func TestInputEventSourceIsInteractive(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ext := filepath.Join(dir, "src.js")
+	code := `export default function (pi) {
+  pi.on("input", async (event, ctx) => {
+    ctx.ui.notify("source: " + event.source, "info");
+    return { action: "continue" };
+  });
+}`
+	if err := os.WriteFile(ext, []byte(code), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startScreen(t, e2e.Options{Args: []string{"-e", ext}})
+	s.waitFor("Type a message")
+	s.typeText("hello" + keyEnter)
+	s.waitFor("source: interactive")
+}
