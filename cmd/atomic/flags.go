@@ -166,7 +166,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*cliFlags, error) {
 	}
 	if f.help {
 		out := stdout
-		fmt.Fprintf(out, "Usage: atomic [flags] [message...]\n\nRuns the coding agent. --mode rpc serves the JSON-lines protocol on stdin/stdout;\n-p \"message\" runs one prompt and prints the answer; --mode json prints the event stream\n(with -p and --mode json together, json wins). Unknown --flags are accepted for extensions\nand named in a warning on stderr.\n\n")
+		fmt.Fprintf(out, "Usage: atomic [flags] [message...]\n\nRuns the coding agent. At a terminal it opens the interactive UI (message arguments are\nthe first prompts); --mode rpc serves the JSON-lines protocol on stdin/stdout;\n-p \"message\" runs one prompt and prints the answer; --mode json prints the event stream\n(with -p and --mode json together, json wins). Unknown --flags are accepted for extensions\nand named in a warning on stderr.\n\n")
 		printCommands(out) // subcommands.go
 		fmt.Fprint(out, "Flags:\n")
 		fs.SetOutput(out)

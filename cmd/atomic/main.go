@@ -86,6 +86,11 @@ func run(args []string) int {
 	piped := stdinIsPiped()
 	switch mode {
 	case "":
+		if !piped && stdoutIsTerminal() {
+			// A person at a terminal: the interactive UI (tui.go).
+			mode = app.ModeTUI
+			break
+		}
 		if len(f.messages) == 0 && !piped {
 			fmt.Fprintln(stderr, "atomic: nothing to do. Use --mode rpc to serve the protocol, or -p \"message\" to run one prompt (see --help).")
 			return 2
@@ -104,6 +109,13 @@ func run(args []string) int {
 		return 1
 	}
 	var prompts []app.PromptInput
+	if mode == app.ModeTUI {
+		wd, _ := os.Getwd()
+		if prompts, err = initialPrompts(f.messages, "", wd); err != nil {
+			fmt.Fprintln(stderr, "atomic:", err)
+			return 1
+		}
+	}
 	if mode == app.ModePrint || mode == app.ModeJSON {
 		var stdin string
 		if piped {
@@ -123,6 +135,10 @@ func run(args []string) int {
 		}
 	}
 
+	if mode == app.ModeTUI && f.logFile == "" {
+		// The screen belongs to the UI: logs go to a file.
+		f.logFile = tuiLogFile()
+	}
 	logger, closeLog, err := newLogger(f, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "atomic:", err)
@@ -138,7 +154,16 @@ func run(args []string) int {
 	// processes) can write into the protocol stream. Likewise stdin is
 	// kept private and children get /dev/null.
 	protoOut, protoIn := os.Stdout, os.Stdin
-	if mode != app.ModePrint {
+	if mode == app.ModeTUI {
+		// The terminal is the UI's alone: it keeps private descriptors of
+		// it, and descriptors 1 and 2 (libraries, child processes, a
+		// crash) point at the log file.
+		if protoOut, protoIn, err = takeOverTerminal(f.logFile); err != nil {
+			fmt.Fprintln(stderr, "atomic:", err)
+			return 1
+		}
+		stderr = protoOut
+	} else if mode != app.ModePrint {
 		if protoOut, protoIn, err = takeOverStdio(); err != nil {
 			logger.Warn("cannot isolate stdio; continuing with the inherited descriptors", "err", err)
 			protoOut, protoIn = os.Stdout, os.Stdin
@@ -201,6 +226,8 @@ func run(args []string) int {
 		return serveRPC(ctx, rt, protoIn, protoOut, logger)
 	case modeACP:
 		return serveACP(ctx, rt, protoIn, protoOut, logger)
+	case app.ModeTUI:
+		return runTUI(ctx, rt, prompts, protoIn, protoOut, logger)
 	default:
 		return runOnce(ctx, rt, mode, prompts, protoOut, stderr)
 	}
@@ -397,11 +424,16 @@ func takeOverStdio() (out *os.File, in *os.File, err error) {
 		in.Close()
 		return nil, nil, err
 	}
+	nullStdin()
+	return out, in, nil
+}
+
+// nullStdin points descriptor 0 at /dev/null (children read nothing).
+func nullStdin() {
 	if devnull, err := os.Open(os.DevNull); err == nil {
 		_ = syscall.Dup2(int(devnull.Fd()), 0)
 		devnull.Close()
 	}
-	return out, in, nil
 }
 
 // reopenPipe opens a new description of the pipe behind fd (through

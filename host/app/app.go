@@ -29,13 +29,16 @@ const (
 	// ModeACP is the Agent Client Protocol front end (host/acp); like RPC
 	// mode it serves a client that answers extension dialogs.
 	ModeACP = "acp"
+	// ModeTUI is the interactive terminal (host/tui): the user answers
+	// extension dialogs there.
+	ModeTUI = "tui"
 )
 
 // servesClient reports whether a front end with a user interface drives
 // the runtime (dialogs are shown, extension commands run in the
 // background).
 func (rt *Runtime) servesClient() bool {
-	return rt.opts.Mode == ModeRPC || rt.opts.Mode == ModeACP
+	return rt.opts.Mode == ModeRPC || rt.opts.Mode == ModeACP || rt.opts.Mode == ModeTUI
 }
 
 // Runtime is the running agent session.

@@ -87,7 +87,7 @@ func (rt *Runtime) Submit(in PromptInput) (Accepted, error) {
 	// session_start handlers have finished: what they register (a tool,
 	// an input handler) is part of the first run.
 	rt.extStarted()
-	text, images, consumed := rt.inputHook(in.Text, in.Images, "rpc", rt.streamingBehaviorIfRunning(in.StreamingBehavior))
+	text, images, consumed := rt.inputHook(in.Text, in.Images, rt.inputSource(), rt.streamingBehaviorIfRunning(in.StreamingBehavior))
 	if consumed {
 		return handled, nil
 	}
@@ -152,6 +152,15 @@ func (rt *Runtime) Submit(in PromptInput) (Accepted, error) {
 	}}, nil
 }
 
+// inputSource is the input event's source for what the front end
+// typed: "interactive" in the terminal UI, "rpc" otherwise.
+func (rt *Runtime) inputSource() string {
+	if rt.opts.Mode == ModeTUI {
+		return "interactive"
+	}
+	return "rpc"
+}
+
 // streamingBehaviorIfRunning is the streaming behaviour the input hook
 // sees: the given one while a run is active, none when idle.
 func (rt *Runtime) streamingBehaviorIfRunning(behavior string) string {
@@ -185,7 +194,7 @@ func (rt *Runtime) Queue(steer bool, text string, images []llm.ContentBlock) (st
 	if steer {
 		behavior = BehaviorSteer
 	}
-	text, images, consumed := rt.inputHook(text, images, "rpc", rt.streamingBehaviorIfRunning(behavior))
+	text, images, consumed := rt.inputHook(text, images, rt.inputSource(), rt.streamingBehaviorIfRunning(behavior))
 	if consumed {
 		return DispositionHandled, nil
 	}

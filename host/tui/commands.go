@@ -1,0 +1,252 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// builtin is one of the terminal's own commands.
+type builtinCmd struct {
+	name, args, desc string
+	run              func(m *model, args string) tea.Cmd // nil: the runtime runs it
+}
+
+var builtins []builtinCmd
+
+func init() {
+	// Set in init: the commands refer to the table (hotkeys lists it).
+	builtins = []builtinCmd{
+		{"new", "", "Start a new session", cmdNew},
+		{"name", "<name>", "Name the session", cmdName},
+		{"session", "", "Show the session's file, ids, tokens and cost", cmdSession},
+		{"compact", "[instructions]", "Compact the context now", cmdCompact},
+		{"model", "[filter]", "Choose the model", cmdModel},
+		{"resume", "", "Open an earlier session", cmdResume},
+		{"fork", "", "Start a new session from an earlier message", cmdFork},
+		{"copy", "", "Copy the last answer to the clipboard", cmdCopy},
+		{"export", "[file]", "Export the session as HTML", cmdExport},
+		{"reload", "", "Reload extensions, skills, prompts and settings", nil},
+		{"hotkeys", "", "Show the keys", cmdHotkeys},
+		{"quit", "", "Quit", func(*model, string) tea.Cmd { return tea.Quit }},
+	}
+}
+
+// builtin runs text when it is a built-in command.
+func (m *model) builtin(text string) (tea.Cmd, bool) {
+	if !strings.HasPrefix(text, "/") {
+		return nil, false
+	}
+	name, args, _ := strings.Cut(text[1:], " ")
+	for _, b := range builtins {
+		if b.name == name && b.run != nil {
+			return b.run(m, strings.TrimSpace(args)), true
+		}
+	}
+	return nil, false
+}
+
+func cmdNew(m *model, _ string) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		cancelled, err := rt.NewSession("")
+		if err != nil {
+			return errMsg{err}
+		}
+		if cancelled {
+			return infoMsg("New session cancelled by an extension")
+		}
+		return resetMsg{msgs: rt.Messages()}
+	}
+}
+
+func cmdName(m *model, args string) tea.Cmd {
+	if args == "" {
+		if m.state.SessionName == "" {
+			return func() tea.Msg { return infoMsg("The session has no name. Usage: /name <name>") }
+		}
+		n := m.state.SessionName
+		return func() tea.Msg { return infoMsg("Session name: " + n) }
+	}
+	rt := m.rt
+	return func() tea.Msg {
+		if err := rt.SetSessionName(args); err != nil {
+			return errMsg{err}
+		}
+		return footerMsg{state: rt.State(), stats: rt.SessionStats()}
+	}
+}
+
+func cmdSession(m *model, _ string) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		st, s := rt.State(), rt.SessionStats()
+		var b strings.Builder
+		file := st.SessionFile
+		if file == "" {
+			file = "(not saved)"
+		}
+		fmt.Fprintf(&b, "Session %s\nFile: %s\n", st.SessionID, file)
+		if st.SessionName != "" {
+			fmt.Fprintf(&b, "Name: %s\n", st.SessionName)
+		}
+		fmt.Fprintf(&b, "Messages: %d user, %d assistant, %d tool calls, %d tool results (%d in all)\n",
+			s.UserMessages, s.AssistantMessages, s.ToolCalls, s.ToolResults, s.TotalMessages)
+		fmt.Fprintf(&b, "Tokens: %d input, %d output, %d cache read, %d cache write (%d in all)\nCost: $%.4f",
+			s.Tokens.Input, s.Tokens.Output, s.Tokens.CacheRead, s.Tokens.CacheWrite, s.Tokens.Total, s.Cost)
+		return infoMsg(b.String())
+	}
+}
+
+func cmdCompact(m *model, args string) tea.Cmd {
+	rt, ctx := m.rt, m.ctx
+	return func() tea.Msg {
+		if _, err := rt.CompactWith(ctx, args); err != nil {
+			return errMsg{err}
+		}
+		return footerMsg{state: rt.State(), stats: rt.SessionStats()}
+	}
+}
+
+func cmdModel(m *model, filter string) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		models := rt.AvailableModels()
+		names := make([]string, len(models))
+		details := make([]string, len(models))
+		for i, md := range models {
+			names[i] = md.Provider + "/" + md.ID
+			details[i] = md.Name
+		}
+		d := newPicker("Choose a model", names, details, func(i int) tea.Cmd {
+			md := models[i]
+			return func() tea.Msg {
+				if _, err := rt.SetModel(md.Provider, md.ID, true); err != nil {
+					return errMsg{err}
+				}
+				return footerMsg{state: rt.State(), stats: rt.SessionStats()}
+			}
+		})
+		d.input.SetValue(filter)
+		return dialogOpenMsg{d}
+	}
+}
+
+func cmdResume(m *model, _ string) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		list, err := rt.ListSessions("")
+		if err != nil {
+			return errMsg{err}
+		}
+		// The list comes newest first.
+		names := make([]string, len(list))
+		details := make([]string, len(list))
+		for i, s := range list {
+			names[i] = oneLine(s.FirstMessage)
+			if s.Name != "" {
+				names[i] = s.Name
+			}
+			details[i] = s.Modified
+		}
+		d := newPicker("Resume a session", names, details, func(i int) tea.Cmd {
+			path := list[i].Path
+			return func() tea.Msg {
+				cancelled, err := rt.SwitchSession(path)
+				if err != nil {
+					return errMsg{err}
+				}
+				if cancelled {
+					return infoMsg("Switching sessions was cancelled by an extension")
+				}
+				return resetMsg{msgs: rt.Messages()}
+			}
+		})
+		return dialogOpenMsg{d}
+	}
+}
+
+// cmdFork picks one of the session's user messages (newest first) and
+// forks before it: the new session ends where that message was asked,
+// and the message is put back in the editor to be edited and sent.
+func cmdFork(m *model, _ string) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		msgs, err := rt.ForkMessages()
+		if err != nil {
+			return errMsg{err}
+		}
+		if len(msgs) == 0 {
+			return infoMsg("No message to fork from yet")
+		}
+		names := make([]string, len(msgs))
+		for i := range msgs {
+			names[i] = oneLine(msgs[len(msgs)-1-i].Text)
+		}
+		d := newPicker("Fork from a message", names, nil, func(i int) tea.Cmd {
+			um := msgs[len(msgs)-1-i]
+			return func() tea.Msg {
+				res, err := rt.Fork(um.EntryID)
+				if err != nil {
+					return errMsg{err}
+				}
+				if res.Cancelled {
+					return infoMsg("Forking was cancelled by an extension")
+				}
+				return resetMsg{msgs: rt.Messages(), editor: res.Text}
+			}
+		})
+		return dialogOpenMsg{d}
+	}
+}
+
+func cmdCopy(m *model, _ string) tea.Cmd {
+	text, ok := m.rt.LastAssistantText()
+	if !ok {
+		return func() tea.Msg { return infoMsg("No answer to copy yet") }
+	}
+	return tea.Batch(tea.SetClipboard(text), m.notify("Copied the last answer to the clipboard", false))
+}
+
+func cmdExport(m *model, file string) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		path, err := rt.ExportHTML(file)
+		if err != nil {
+			return errMsg{err}
+		}
+		return infoMsg("Exported to " + path)
+	}
+}
+
+// hotkeys is the key table, as /hotkeys and docs/tui.md list it.
+var hotkeys = [][2]string{
+	{"enter", "send (while the agent works: steer)"},
+	{"alt+enter", "queue a follow-up"},
+	{"shift+enter, ctrl+j", "new line"},
+	{"esc", "interrupt the agent; twice on an idle editor: clear it"},
+	{"ctrl+c", "clear the editor; twice: quit"},
+	{"ctrl+d", "quit (on an empty editor)"},
+	{"shift+tab", "cycle the thinking level"},
+	{"ctrl+p / ctrl+shift+p", "next / previous model"},
+	{"ctrl+o", "expand or collapse tool output"},
+	{"ctrl+t", "show or hide thinking"},
+	{"pgup / pgdown", "scroll the conversation"},
+	{"tab", "complete a / command"},
+	{"ctrl+z", "suspend"},
+}
+
+func cmdHotkeys(*model, string) tea.Cmd {
+	var b strings.Builder
+	b.WriteString("Keys:")
+	for _, k := range hotkeys {
+		fmt.Fprintf(&b, "\n  %-22s %s", k[0], k[1])
+	}
+	b.WriteString("\nCommands:")
+	for _, c := range builtins {
+		fmt.Fprintf(&b, "\n  /%-21s %s", strings.TrimSpace(c.name+" "+c.args), c.desc)
+	}
+	s := b.String()
+	return func() tea.Msg { return infoMsg(s) }
+}

@@ -1,0 +1,78 @@
+// Package tui is the interactive terminal front end: a chat over the
+// session runtime on Bubble Tea, with the extension UI drawn as overlays,
+// lines and footer entries. It reaches the runtime only through the
+// interface in runtime.go.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atomic-go/atomic/host/app"
+)
+
+// Options configure Run.
+type Options struct {
+	// In and Out are the terminal (cmd/atomic passes private descriptors
+	// of it; descriptors 1 and 2 then point at the log).
+	In, Out *os.File
+	// Prompts are sent in order when the UI opens (the message
+	// arguments): the first as a prompt, the others as follow-ups.
+	Prompts []app.PromptInput
+}
+
+// Run draws the terminal UI until the user quits, an extension asks the
+// agent to shut down, or ctx ends (a signal). The terminal is restored on
+// every one of these paths, and after a panic in the UI.
+func Run(ctx context.Context, rt *app.Runtime, opts Options) error {
+	return run(ctx, rt, opts)
+}
+
+func run(ctx context.Context, rt runtime, opts Options) (err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := &pump{}
+	m := newModel(ctx, rt, p, opts.Prompts)
+	progOpts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.In != nil {
+		progOpts = append(progOpts, tea.WithInput(opts.In))
+	}
+	if opts.Out != nil {
+		progOpts = append(progOpts, tea.WithOutput(opts.Out))
+	}
+	prog := tea.NewProgram(m, progOpts...)
+	p.send = prog.Send
+	done := make(chan struct{})
+	rt.SetUI(&uiBridge{send: prog.Send, done: done})
+	unsubscribe := rt.Subscribe(p.sink)
+	go func() {
+		select {
+		case <-rt.ShutdownRequested():
+			rt.Log().Info("an extension asked the agent to shut down")
+			prog.Quit()
+		case <-done:
+		}
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			// A panic outside Bubble Tea's own recovery: give the terminal
+			// back before it is reported.
+			prog.Kill()
+			err = fmt.Errorf("terminal UI panic: %v", r)
+		}
+	}()
+	_, err = prog.Run()
+	close(done)
+	unsubscribe()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // a signal: the caller shuts down
+	}
+	if errors.Is(err, tea.ErrInterrupted) {
+		return nil
+	}
+	return err
+}
