@@ -234,9 +234,6 @@ func (f *cliFlags) validate() error {
 			return err
 		}
 	}
-	if f.resume {
-		return errors.New("--resume opens the session list of the terminal UI, which atomic does not have yet; use --session <id or prefix> or -c")
-	}
 	for _, e := range f.extensions {
 		// A local -e path that is not there is an error once, here (not a
 		// warning per discovery pass and a zero exit).

@@ -104,6 +104,10 @@ func run(args []string) int {
 		return 2
 	}
 
+	if f.resume && mode != app.ModeTUI {
+		fmt.Fprintln(stderr, "atomic: --resume opens the terminal UI's session list, which needs a terminal; use --session <id or prefix> or -c")
+		return 2
+	}
 	if _, files := splitFileArgs(f.messages); len(files) > 0 && (mode == app.ModeRPC || mode == modeACP) {
 		fmt.Fprintf(stderr, "atomic: @file arguments are not supported in %s mode\n", mode)
 		return 1
@@ -227,7 +231,7 @@ func run(args []string) int {
 	case modeACP:
 		return serveACP(ctx, rt, protoIn, protoOut, logger)
 	case app.ModeTUI:
-		return runTUI(ctx, rt, prompts, protoIn, protoOut, logger)
+		return runTUI(ctx, rt, prompts, f.resume, protoIn, protoOut, logger)
 	default:
 		return runOnce(ctx, rt, mode, prompts, protoOut, stderr)
 	}

@@ -105,7 +105,7 @@ func TestSessionArguments(t *testing.T) {
 		{[]string{"--session-id", "-bad", "-p", "x"}, "invalid session id"},
 		{[]string{"--fork", id, "--no-session", "-p", "x"}, "--fork cannot be combined"},
 		{[]string{"--session-id", "a", "-c", "-p", "x"}, "--session-id cannot be combined"},
-		{[]string{"-r", "-p", "x"}, "--resume opens the session list"},
+		{[]string{"-r", "-p", "x"}, "--resume opens the terminal UI's session list"},
 	} {
 		if r := run(dir, c.args...); r.ExitCode == 0 || !strings.Contains(r.Stderr, c.want) {
 			t.Errorf("%v: %d %q", c.args, r.ExitCode, r.Stderr)

@@ -80,12 +80,14 @@ type widget struct {
 
 // model is the terminal UI's state.
 type model struct {
-	rt     runtime
-	pump   *pump
-	ctx    context.Context
-	first  []app.PromptInput
-	width  int
-	height int
+	rt   runtime
+	pump *pump
+	// resumeFirst opens the session picker at the start (-r).
+	resumeFirst bool
+	ctx         context.Context
+	first       []app.PromptInput
+	width       int
+	height      int
 
 	conv         *conversation
 	md           markdown
@@ -155,6 +157,9 @@ func newModel(ctx context.Context, rt runtime, p *pump, first []app.PromptInput)
 
 func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.refreshFooter(), m.loadCommands(), tea.RequestBackgroundColor}
+	if m.resumeFirst {
+		cmds = append(cmds, cmdResume(m, ""))
+	}
 	if len(m.first) > 0 {
 		first, rt := m.first, m.rt
 		cmds = append(cmds, func() tea.Msg {

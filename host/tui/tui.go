@@ -23,6 +23,8 @@ type Options struct {
 	// Prompts are sent in order when the UI opens (the message
 	// arguments): the first as a prompt, the others as follow-ups.
 	Prompts []app.PromptInput
+	// Resume opens the session picker first (-r, --resume).
+	Resume bool
 }
 
 // Run draws the terminal UI until the user quits, an extension asks the
@@ -37,6 +39,7 @@ func run(ctx context.Context, rt runtime, opts Options) (err error) {
 	defer cancel()
 	p := &pump{}
 	m := newModel(ctx, rt, p, opts.Prompts)
+	m.resumeFirst = opts.Resume
 	progOpts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.In != nil {
 		progOpts = append(progOpts, tea.WithInput(opts.In))

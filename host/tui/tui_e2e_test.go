@@ -395,3 +395,26 @@ func TestInputEventSourceIsInteractive(t *testing.T) {
 	s.typeText("hello" + keyEnter)
 	s.waitFor("source: interactive")
 }
+
+// -r opens the session picker first; the chosen session is shown.
+func TestResumeFlagOpensThePicker(t *testing.T) {
+	t.Parallel()
+	home, dir := t.TempDir(), t.TempDir()
+	env := func() map[string]string {
+		return map[string]string{"HOME": home, "ATOMIC_CODING_AGENT_DIR": filepath.Join(home, ".atomic", "agent")}
+	}
+	s := startScreen(t, e2e.Options{Dir: dir, Env: env(), Script: []map[string]any{{"text": "answer from before"}}})
+	s.waitFor("Type a message")
+	s.typeText("an earlier prompt" + keyEnter)
+	s.waitFor("answer from before")
+	s.waitGone("Working…")
+	s.typeText(keyCtrlD)
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	s = startScreen(t, e2e.Options{Dir: dir, Env: env(), Args: []string{"-r"}})
+	s.waitFor("Resume a session", "an earlier prompt")
+	s.typeText(keyEnter)
+	s.waitGone("Resume a session")
+	s.waitFor("answer from before")
+}
