@@ -85,7 +85,10 @@ func run(args []string) int {
 	}
 	piped := stdinIsPiped()
 	switch mode {
-	case "":
+	case "", "text":
+		// As pi 1.6, --mode text selects text output and still opens the
+		// terminal UI when stdin and stdout are terminals (-p forces
+		// one-shot).
 		if !piped && stdoutIsTerminal() {
 			// A person at a terminal: the interactive UI (tui.go).
 			mode = app.ModeTUI
@@ -95,8 +98,6 @@ func run(args []string) int {
 			fmt.Fprintln(stderr, "atomic: nothing to do. Use --mode rpc to serve the protocol, or -p \"message\" to run one prompt (see --help).")
 			return 2
 		}
-		mode = app.ModePrint
-	case "text":
 		mode = app.ModePrint
 	case app.ModeRPC, app.ModeJSON, app.ModePrint, modeACP:
 	default:

@@ -235,8 +235,11 @@ func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, 
 	if v.IsSet("retry.maxAgentDelayMs") { // pi 1.6's name of retry.maxDelayMs
 		out.Settings.Retry.MaxDelayMs = v.GetInt("retry.maxAgentDelayMs")
 	}
-	if env := os.Getenv("ATOMIC_CODING_AGENT_SESSION_DIR"); env != "" && overrides["sessionDir"] == nil {
-		out.Settings.SessionDir = env
+	for _, name := range []string{"ATOMIC_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR"} {
+		if env := os.Getenv(name); env != "" && overrides["sessionDir"] == nil {
+			out.Settings.SessionDir = env
+			break
+		}
 	}
 	out.Settings.SessionDir = expandHome(out.Settings.SessionDir)
 	return out, nil
