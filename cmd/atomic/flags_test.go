@@ -35,7 +35,7 @@ func TestBadFlagValuesAreErrorsWithTheChoices(t *testing.T) {
 		{[]string{"--mode", "bogus"}, `unknown mode "bogus" (use rpc, acp, json, print)`},
 		// Unknown short flags are errors, as in pi (issue 28, item 4).
 		{[]string{"-zz", "-p", "hi"}, "unknown short flag -z in -zz"},
-		{[]string{"-a", "-p", "hi"}, "unknown short flag -a in -a"},
+		{[]string{"-y", "-p", "hi"}, "unknown short flag -y in -y"},
 		{[]string{"-p", "-x", "hi"}, "unknown short flag -x in -x"},
 		{[]string{"-cq", "-p", "hi"}, "unknown short flag -q in -cq"},
 		// A missing local -e path is an error, once (item 7).
