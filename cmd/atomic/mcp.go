@@ -37,6 +37,17 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, mcpUsage) // help goes to stdout, as the main --help
 		return 0
 	}
+	// -h/--help after a subcommand shows the usage too; after "--" it
+	// belongs to the server command.
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" {
+			fmt.Fprintln(stdout, mcpUsage)
+			return 0
+		}
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "atomic:", err)

@@ -160,3 +160,22 @@ func TestMCPEditKeepsTheFile(t *testing.T) {
 		t.Fatalf("after remove:\n%q\nwant\n%q", b, orig)
 	}
 }
+
+// -h/--help after an mcp subcommand prints the usage and edits nothing;
+// after "--" it is the server command's own argument.
+func TestMCPSubcommandHelp(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"add", "fs", "--help", "--", "npx", "server"}, {"remove", "docs", "-l", "-h"}, {"list", "--help"}} {
+		res := e2e.Run(t, e2e.Options{NoMode: true, RawStdout: true, Dir: dir, Args: append([]string{"mcp"}, args...)}, "", time.Minute)
+		if res.ExitCode != 0 || !strings.Contains(res.Stdout, "atomic mcp add <name>") || res.Stderr != "" {
+			t.Errorf("%v: %+v", args, res)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".atomic", "mcp.json")); !os.IsNotExist(err) {
+		t.Fatalf("help wrote the project file: %v", err)
+	}
+	res := e2e.Run(t, e2e.Options{NoMode: true, RawStdout: true, Dir: dir, Args: []string{"mcp", "add", "-l", "srv", "--", "some-server", "--help"}}, "", time.Minute)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, `Added MCP server "srv"`) {
+		t.Fatalf("--help after --: %+v", res)
+	}
+}
