@@ -62,7 +62,10 @@ func TestMCPServersEndAtExit(t *testing.T) {
 	if len(left) > 0 {
 		t.Fatalf("%d of %d server processes still run after the agent exited (in %s)", len(left), len(pids), took)
 	}
-	if took > 8*time.Second {
+	// The servers are stopped together: one stop after another would take
+	// minutes (520 servers, each waited on for its TERM grace). The bound
+	// is loose because CI runs this beside other suites on two cores.
+	if took > 15*time.Second {
 		t.Fatalf("exit took %s", took)
 	}
 	t.Logf("%d processes started, exit took %s", len(pids), took)
