@@ -235,7 +235,11 @@ func beforeToolCall(ctx context.Context, cfg *Config, call llm.ContentBlock, arg
 // afterToolCall runs the AfterToolCall hook; a panic keeps the result.
 func afterToolCall(ctx context.Context, cfg *Config, tr *toolRun) {
 	defer func() { _ = recover() }()
-	res, isErr := cfg.AfterToolCall(ctx, tr.call, tr.args, tr.result, tr.isError)
+	args := tr.execArgs
+	if args == nil { // the call failed before its arguments were validated
+		args = tr.args
+	}
+	res, isErr := cfg.AfterToolCall(ctx, tr.call, args, tr.result, tr.isError)
 	tr.result, tr.isError = res, isErr
 }
 
@@ -250,13 +254,16 @@ func safeStream(ctx context.Context, p llm.Provider, req *llm.Request, b *llm.Bu
 }
 
 type toolRun struct {
-	call    llm.ContentBlock
-	args    map[string]any
-	tool    tools.Tool
-	result  llm.ToolResult
-	isError bool
-	done    bool // preflight already produced the result
-	ended   bool // tool_execution_end was emitted (guarded by the events mutex)
+	call llm.ContentBlock
+	args map[string]any // as the model sent them (events)
+	// execArgs are the validated, coerced arguments the tool and the
+	// hooks get.
+	execArgs map[string]any
+	tool     tools.Tool
+	result   llm.ToolResult
+	isError  bool
+	done     bool // preflight already produced the result
+	ended    bool // tool_execution_end was emitted (guarded by the events mutex)
 	// duration is how long Execute ran (nil when the tool did not run).
 	duration *int64
 }
@@ -296,10 +303,18 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 			continue
 		}
 		tr.tool = t
-		if err := cfg.Tools.Validate(t, args); err != nil {
+		if c.ArgumentsError != "" {
+			tr.fail(`Invalid arguments for tool "` + c.Name + `": ` + c.ArgumentsError)
+			continue
+		}
+		// The tool and the hooks get the coerced arguments; the events
+		// and the transcript keep what the model sent.
+		coerced, err := cfg.Tools.Validate(t, args, c.RawArguments)
+		if err != nil {
 			tr.fail(err.Error())
 			continue
 		}
+		args, tr.execArgs = coerced, coerced
 		if cfg.BeforeToolCall != nil {
 			d, err := beforeToolCall(ctx, cfg, c, args)
 			if err != nil {
@@ -376,7 +391,7 @@ func (tr *toolRun) execute(ctx context.Context, cfg *Config, mu *sync.Mutex) {
 		}
 	}()
 	call := tools.Call{
-		ID: tr.call.ID, Args: tr.args, Cwd: cfg.Cwd, Env: cfg.Env, Shell: cfg.Shell, Files: cfg.Files, Runner: cfg.Runner,
+		ID: tr.call.ID, Args: tr.execArgs, Cwd: cfg.Cwd, Env: cfg.Env, Shell: cfg.Shell, Files: cfg.Files, Runner: cfg.Runner,
 		OnUpdate: func(partial llm.ToolResult) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -250,6 +250,51 @@ func TestUnknownInactiveAndInvalidTools(t *testing.T) {
 	}
 }
 
+// Arguments as pi 1.6 treats them: coerced before the tool and the hooks
+// see them (the events keep what the model sent), refused with pi's
+// message echoing them in the model's order, and text that is not JSON
+// refused before validation.
+func TestToolArgumentsAsPi(t *testing.T) {
+	var got sync.Map
+	tool := &fakeTool{name: "active", run: func(ctx context.Context, call tools.Call) (llm.ToolResult, error) {
+		got.Store(call.ID, call.Args["n"])
+		return llm.TextResult("ran"), nil
+	}}
+	h := newHarness([]faux.Step{{ToolCalls: []faux.ToolCall{
+		{ID: "coerced", Name: "active", RawArguments: `{"n":"2"}`},
+		{ID: "refused", Name: "active", RawArguments: `{"z":1,"n":"x"}`},
+		{ID: "torn", Name: "active", RawArguments: `{"n": 1,`},
+		{ID: "repaired", Name: "active", RawArguments: "{\"n\":\"a\\qb\"}"},
+	}}, {Text: "fine"}}, tool)
+	var hookSaw any
+	h.cfg.BeforeToolCall = func(ctx context.Context, call llm.ContentBlock, args map[string]any) (agent.ToolDecision, error) {
+		if call.ID == "coerced" {
+			hookSaw = args["n"]
+		}
+		return agent.ToolDecision{}, nil
+	}
+	h.run(context.Background(), "go")
+	if v, _ := got.Load("coerced"); v != 2.0 || hookSaw != 2.0 {
+		t.Fatalf("the tool got %v, the hook %v; want 2", v, hookSaw)
+	}
+	for _, ev := range h.events {
+		if e, ok := ev.(events.ToolExecutionStart); ok && e.ToolCallID == "coerced" && e.Args["n"] != "2" {
+			t.Fatalf("tool_execution_start shows %v, want the model's \"2\"", e.Args)
+		}
+	}
+	ends := h.ends()
+	want := map[string]string{
+		"refused":  "Validation failed for tool \"active\":\n  - n: expected number, got string\n  - z: unknown field\n\nReceived arguments:\n{\n  \"z\": 1,\n  \"n\": \"x\"\n}",
+		"torn":     "Invalid arguments for tool \"active\": unexpected end of JSON input\n\nReceived arguments:\n{\"n\": 1,",
+		"repaired": "Validation failed for tool \"active\":\n  - n: expected number, got string\n\nReceived arguments:\n{\n  \"n\": \"a\\\\qb\"\n}",
+	}
+	for id, text := range want {
+		if e := ends[id]; !e.IsError || e.Result.ResultText() != text {
+			t.Errorf("%s: got %q\nwant %q", id, e.Result.ResultText(), text)
+		}
+	}
+}
+
 func TestBeforeToolCall(t *testing.T) {
 	tool := &fakeTool{name: "t"}
 	h := newHarness([]faux.Step{{ToolCalls: calls("t#blocked", "t#reasonless", "t#failed", "t#panics", "t#allowed")}, {Text: "ok"}}, tool)

@@ -269,6 +269,89 @@ func (b *Builder) SetRedacted(idx int) {
 	})
 }
 
+// ParseToolArguments reads the argument text of a finished tool call, as
+// pi does: JSON, or JSON whose strings hold raw control characters or
+// invalid escapes (repaired); anything else, or a value that is not an
+// object, gives empty arguments and a reason that quotes the text, for
+// the model to read.
+func ParseToolArguments(text string) (map[string]any, string) {
+	parse := func(s string) (map[string]any, error) {
+		var v any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			return nil, err
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, errors.New("Tool arguments must be a JSON object")
+		}
+		return m, nil
+	}
+	args, err := parse(text)
+	if err != nil {
+		var syn *json.SyntaxError
+		if repaired := repairJSONStrings(text); errors.As(err, &syn) && repaired != text {
+			args, err = parse(repaired)
+		}
+	}
+	if err != nil {
+		return map[string]any{}, err.Error() + "\n\nReceived arguments:\n" + text
+	}
+	return args, ""
+}
+
+// repairJSONStrings escapes raw control characters inside JSON strings
+// and doubles a backslash that starts no valid escape.
+func repairJSONStrings(s string) string {
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !in {
+			b.WriteByte(c)
+			in = c == '"'
+			continue
+		}
+		switch {
+		case c == '"':
+			b.WriteByte(c)
+			in = false
+		case c == '\\':
+			if i+1 >= len(s) {
+				b.WriteString(`\\`)
+				continue
+			}
+			next := s[i+1]
+			if next == 'u' && i+6 <= len(s) && isHex4(s[i+2:i+6]) {
+				b.WriteString(s[i : i+6])
+				i += 5
+				continue
+			}
+			if strings.IndexByte(`"\\/bfnrt`, next) >= 0 {
+				b.WriteString(s[i : i+2])
+				i++
+				continue
+			}
+			b.WriteString(`\\`)
+		case c < 0x20:
+			esc := jsonw.AppendString(nil, string(c))
+			b.Write(esc[1 : len(esc)-1])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex4(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return len(s) == 4
+}
+
 // End closes block idx. For a tool call the accumulated argument JSON is
 // parsed; text that is not a JSON object yields empty arguments.
 func (b *Builder) End(idx int) { b.update(func() { b.end(idx) }) }
@@ -288,11 +371,9 @@ func (b *Builder) end(idx int) {
 	case BlockThinking:
 		b.emit(AssistantEvent{Type: EvThinkingEnd, ContentIndex: idx, Content: blk.Thinking})
 	case BlockToolCall:
-		if sb := b.args[idx]; sb != nil && sb.Len() > 0 {
-			args := map[string]any{}
-			if err := json.Unmarshal([]byte(sb.String()), &args); err == nil && args != nil {
-				blk.Arguments = args
-			}
+		if sb := b.args[idx]; sb != nil && strings.TrimSpace(sb.String()) != "" {
+			blk.RawArguments = sb.String()
+			blk.Arguments, blk.ArgumentsError = ParseToolArguments(blk.RawArguments)
 		}
 		delete(b.args, idx)
 		tc := *blk

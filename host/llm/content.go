@@ -42,6 +42,13 @@ type ContentBlock struct {
 	Arguments        map[string]any
 	ThoughtSignature string
 
+	// RawArguments is the argument text a model streamed for a tool call,
+	// kept in memory only (never written): a validation message echoes
+	// the arguments in the order the model wrote them. ArgumentsError
+	// says why that text is not a JSON object; Arguments is then empty.
+	RawArguments   string
+	ArgumentsError string
+
 	// Extra holds fields read from JSON that this type does not know
 	// (for example a tool call's "namespace"); they are written back.
 	Extra map[string]json.RawMessage

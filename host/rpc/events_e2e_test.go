@@ -279,7 +279,7 @@ func TestToolErrorsKeepTheLoopGoing(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{Script: []map[string]any{
 		{"toolCalls": []map[string]any{
 			{"id": "c1", "name": "no_such_tool", "arguments": map[string]any{"x": 1}},
-			{"id": "c2", "name": "read", "arguments": map[string]any{"path": 5}},
+			{"id": "c2", "name": "read", "arguments": map[string]any{"path": []any{"a"}}}, // a number would be coerced to a string, as in pi
 			{"id": "c3", "name": "bash", "arguments": map[string]any{}},
 		}},
 		{"text": "Recovered."},

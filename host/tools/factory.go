@@ -63,7 +63,8 @@ func RunBuiltin(ctx context.Context, name string, args map[string]any, cwd strin
 	if args == nil {
 		args = map[string]any{}
 	}
-	if err := reg.Validate(t, args); err != nil {
+	args, err := reg.Validate(t, args, "")
+	if err != nil {
 		return llm.ToolResult{}, err
 	}
 	return t.Execute(ctx, Call{Args: args, Cwd: cwd, Env: env, OnUpdate: onUpdate})

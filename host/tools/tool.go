@@ -8,11 +8,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/tools/toolargs"
 )
 
 // Call is one invocation of a tool.
@@ -75,13 +75,13 @@ type Registry struct {
 	order   []string
 	tools   map[string]Tool
 	active  map[string]bool
-	schemas map[string]*paramSchema
+	schemas map[string]*toolargs.Schema
 	exclude []string // SetExcluded's patterns
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{tools: map[string]Tool{}, active: map[string]bool{}, schemas: map[string]*paramSchema{}}
+	return &Registry{tools: map[string]Tool{}, active: map[string]bool{}, schemas: map[string]*toolargs.Schema{}}
 }
 
 // Add registers a tool, replacing one with the same name, and activates it
@@ -229,45 +229,4 @@ func (r *Registry) Specs() []llm.ToolSpec {
 		out = append(out, llm.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()})
 	}
 	return out
-}
-
-// Validate checks arguments against the tool's parameter schema and returns
-// a message the model can act on.
-func (r *Registry) Validate(t Tool, args map[string]any) error {
-	schema, err := r.schema(t)
-	if err != nil {
-		return fmt.Errorf("tool %s has an invalid parameter schema: %w", t.Name(), err)
-	}
-	if schema == nil {
-		return nil
-	}
-	lines, err := schema.problems(args)
-	if err != nil {
-		return err
-	}
-	if len(lines) > 0 {
-		return fmt.Errorf("Validation failed for tool %q:\n  - %s", t.Name(), strings.Join(lines, "\n  - "))
-	}
-	return nil
-}
-
-func (r *Registry) schema(t Tool) (*paramSchema, error) {
-	r.mu.RLock()
-	s, ok := r.schemas[t.Name()]
-	r.mu.RUnlock()
-	if ok {
-		return s, nil
-	}
-	params := t.Parameters()
-	if len(params) == 0 {
-		return nil, nil
-	}
-	s, err := compileParams(params)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	r.schemas[t.Name()] = s
-	r.mu.Unlock()
-	return s, nil
 }

@@ -1,115 +1,64 @@
 package tools
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/atomic-go/atomic/host/tools/toolargs"
 )
 
-// paramSchema is a tool's parameter schema, resolved once. Validation
-// reports every problem the model can fix, not only the first the
-// library meets: each top-level property is checked against its own
-// schema, as are required and unexpected properties; the whole schema
-// catches the rest (combinators, references).
-//
-// The validator is github.com/google/jsonschema-go (drafts 2020-12 and
-// 7; a draft 4 or 6 "$schema" is read as the current draft). It replaced
-// a library that compiled every draft's meta-schema in its package
-// initialisation, 7 ms of the agent's start-up.
-type paramSchema struct {
-	root     *jsonschema.Resolved
-	props    map[string]*jsonschema.Resolved // properties whose schema resolves on its own
-	known    map[string]bool
-	required []string
-	closed   bool // additionalProperties: false
+// Validate coerces a tool call's arguments and checks them against the
+// tool's parameter schema as pi 1.6 does (host/tools/toolargs): it returns
+// the arguments the tool runs with ("42" becomes 42 for an integer, a
+// single value a one-item array), or pi's message listing each problem and
+// the arguments received. raw is the model's argument text when there is
+// one: the message echoes it in the order the model wrote it.
+func (r *Registry) Validate(t Tool, args map[string]any, raw string) (map[string]any, error) {
+	schema, err := r.schema(t)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s has an invalid parameter schema: %w", t.Name(), err)
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	if schema == nil {
+		return args, nil
+	}
+	received := toolargs.FromGo(args)
+	if raw != "" {
+		if v, err := toolargs.Decode([]byte(raw)); err == nil {
+			if _, isObj := v.(*toolargs.Object); isObj {
+				received = v
+			}
+		}
+	}
+	coerced, problems := schema.Parse(received)
+	if problems != nil {
+		return nil, fmt.Errorf("%s", toolargs.FormatError(t.Name(), problems, received))
+	}
+	out, ok := toolargs.ToGo(coerced).(map[string]any)
+	if !ok {
+		return args, nil
+	}
+	return out, nil
 }
 
-func compileParams(raw json.RawMessage) (*paramSchema, error) {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
+func (r *Registry) schema(t Tool) (*toolargs.Schema, error) {
+	r.mu.RLock()
+	s, ok := r.schemas[t.Name()]
+	r.mu.RUnlock()
+	if ok {
+		return s, nil
 	}
-	switch strings.TrimSuffix(s.Schema, "#") {
-	case "http://json-schema.org/draft-04/schema", "http://json-schema.org/draft-06/schema":
-		s.Schema = ""
+	params := t.Parameters()
+	if len(params) == 0 {
+		return nil, nil
 	}
-	root, err := s.Resolve(nil)
+	s, err := toolargs.Compile(params)
 	if err != nil {
 		return nil, err
 	}
-	p := &paramSchema{root: root, props: map[string]*jsonschema.Resolved{}, known: map[string]bool{}, required: s.Required}
-	for name, sub := range s.Properties {
-		p.known[name] = true
-		if sub == nil {
-			continue
-		}
-		cp := *sub // resolve a copy: the root keeps its own resolution
-		if r, err := cp.Resolve(nil); err == nil {
-			p.props[name] = r
-		}
-	}
-	if ap := s.AdditionalProperties; ap != nil && ap.Not != nil && isEmptySchema(ap.Not) {
-		p.closed = true
-	}
-	return p, nil
-}
-
-// isEmptySchema reports whether s is {} (so that {"not": {}} is false).
-func isEmptySchema(s *jsonschema.Schema) bool {
-	b, err := json.Marshal(s)
-	return err == nil && bytes.Equal(b, []byte("true")) || string(b) == "{}"
-}
-
-// problems validates args and lists what is wrong, one line each.
-func (p *paramSchema) problems(args map[string]any) ([]string, error) {
-	var v any = map[string]any{}
-	if args != nil {
-		// Round-trip through JSON so that values have the types a decoded
-		// JSON document has, however the map was built.
-		raw, err := json.Marshal(args)
-		if err != nil {
-			return nil, fmt.Errorf("arguments are not valid JSON: %w", err)
-		}
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("arguments are not valid JSON: %w", err)
-		}
-	}
-	rootErr := p.root.Validate(v)
-	if rootErr == nil {
-		return nil, nil
-	}
-	obj, _ := v.(map[string]any)
-	var lines []string
-	for _, name := range p.required {
-		if _, ok := obj[name]; !ok {
-			lines = append(lines, fmt.Sprintf("root: missing required property %q", name))
-		}
-	}
-	for name, val := range obj {
-		if !p.known[name] {
-			if p.closed {
-				lines = append(lines, fmt.Sprintf("/%s: unexpected property", name))
-			}
-			continue
-		}
-		if r := p.props[name]; r != nil {
-			if err := r.Validate(val); err != nil {
-				lines = append(lines, "/"+name+": "+trimRoot(err.Error()))
-			}
-		}
-	}
-	if len(lines) == 0 {
-		lines = append(lines, trimRoot(rootErr.Error()))
-	}
-	sort.Strings(lines)
-	return lines, nil
-}
-
-// trimRoot drops the library's "validating root: " prefix.
-func trimRoot(msg string) string {
-	return strings.TrimPrefix(msg, "validating root: ")
+	r.mu.Lock()
+	r.schemas[t.Name()] = s
+	r.mu.Unlock()
+	return s, nil
 }

@@ -136,7 +136,8 @@ func (w *Object) Close() []byte {
 func (w *Object) Err() error { return w.err }
 
 // AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
-// control characters are escaped; HTML characters and U+2028/U+2029 are
+// control characters are escaped (\b, \f, \n, \r, \t by name, as both
+// encoding/json and JavaScript's JSON.stringify write them); HTML characters and U+2028/U+2029 are
 // written as they are (valid JSON; encoding/json escapes them for HTML
 // and JavaScript embedding).
 func AppendString(dst []byte, s string) []byte {
@@ -160,6 +161,10 @@ func AppendString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}

@@ -738,8 +738,6 @@ var gaps = map[string]map[string]string{
 	"@tintinweb/pi-subagents": {"tool run": "createAgentSession() is not supported yet, so the Agent tool's nested session fails"},
 	// Owner: nested sessions and the library surface (ctx.modelRegistry).
 	"pi-btw": {"command run": "ctx.modelRegistry.getApiKeyAndHeaders is missing, so /btw throws before its nested session (createAgentSession) starts"},
-	// Owner: tool-argument validation (host/tools/validate*).
-	"@juicesharp/rpiv-ask-user-question": {"tool run": "the validation error of the tool's arguments is worded differently from pi's and does not echo the arguments received"},
 }
 
 // compare fails the test on each difference from pi (except the accepted

@@ -49,6 +49,9 @@ type ToolCall struct {
 	ID        string         `json:"id,omitempty"`
 	Name      string         `json:"name"`
 	Arguments map[string]any `json:"arguments"`
+	// RawArguments, when set, is streamed as the argument text instead
+	// of Arguments, byte for byte (a model's key order, malformed JSON).
+	RawArguments string `json:"rawArguments,omitempty"`
 }
 
 // Step is one scripted assistant turn.
@@ -208,6 +211,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, b *llm.Builder)
 			args = map[string]any{}
 		}
 		raw, _ := json.Marshal(args)
+		if tc.RawArguments != "" {
+			raw = []byte(tc.RawArguments)
+		}
 		if err := streamBlock(b.StartToolCall(id, tc.Name), string(raw), max(step.ArgChunks, 1), step.ToolCallSignature); err != nil {
 			return err
 		}
