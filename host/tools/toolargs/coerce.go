@@ -67,22 +67,8 @@ func (s *parser) dropOptionalNulls(v any, node any, depth int) any {
 			}
 		}
 	}
-	var out *Object
-	cur := func() *Object {
-		if out != nil {
-			return out
-		}
-		return obj
-	}
-	set := func(k string, next any) {
-		if same(next, cur().Vals[k]) {
-			return
-		}
-		if out == nil {
-			out = obj.clone()
-		}
-		out.set(k, next)
-	}
+	w := &cow{orig: obj}
+	cur, set := w.cur, w.set
 	for _, k := range props.Keys {
 		val, ok := obj.Get(k)
 		if !ok {
@@ -92,10 +78,7 @@ func (s *parser) dropOptionalNulls(v any, node any, depth int) any {
 		po, _ := prop.(*Object)
 		isRef := po != nil && po.Has("$ref")
 		if val == nil && !required[k] && !isRef && !s.passes(prop, nil) {
-			if out == nil {
-				out = obj.clone()
-			}
-			out.remove(k)
+			w.remove(k)
 			continue
 		}
 		set(k, s.dropOptionalNulls(val, prop, depth+1))
@@ -118,11 +101,38 @@ func (s *parser) dropOptionalNulls(v any, node any, depth int) any {
 			}
 		}
 	}
-	if out != nil {
-		return out
-	}
-	return v
+	return w.result()
 }
+
+// cow is an object changed copy-on-write: the original until a member
+// changes, then a copy.
+type cow struct{ orig, out *Object }
+
+func (c *cow) cur() *Object {
+	if c.out != nil {
+		return c.out
+	}
+	return c.orig
+}
+
+func (c *cow) set(k string, next any) {
+	if same(next, c.cur().Vals[k]) {
+		return
+	}
+	if c.out == nil {
+		c.out = c.orig.clone()
+	}
+	c.out.set(k, next)
+}
+
+func (c *cow) remove(k string) {
+	if c.out == nil {
+		c.out = c.orig.clone()
+	}
+	c.out.remove(k)
+}
+
+func (c *cow) result() any { return c.cur() }
 
 // Pass 2.
 
@@ -526,22 +536,8 @@ func (s *parser) coerceProperties(obj *Object, n *Object, depth int) any {
 	props, _ := n.Vals["properties"].(*Object)
 	patterns, _ := n.Vals["patternProperties"].(*Object)
 	additional, _ := n.Vals["additionalProperties"].(*Object)
-	var out *Object
-	cur := func() *Object {
-		if out != nil {
-			return out
-		}
-		return obj
-	}
-	set := func(k string, next any) {
-		if same(next, cur().Vals[k]) {
-			return
-		}
-		if out == nil {
-			out = obj.clone()
-		}
-		out.set(k, next)
-	}
+	w := &cow{orig: obj}
+	cur, set := w.cur, w.set
 	if props != nil {
 		for _, k := range props.Keys {
 			if val, ok := obj.Get(k); ok {
@@ -563,10 +559,7 @@ func (s *parser) coerceProperties(obj *Object, n *Object, depth int) any {
 			set(k, s.coerceTypes(obj.Vals[k], additional, depth+1))
 		}
 	}
-	if out != nil {
-		return out
-	}
-	return obj
+	return w.result()
 }
 
 func coercePrimitive(v any, ty string) any {
