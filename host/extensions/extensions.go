@@ -253,6 +253,43 @@ type Host interface {
 	Compact(ctx context.Context) (json.RawMessage, error)
 }
 
+// ModelHost is implemented by hosts that let extensions use the agent's
+// models (ctx.modelRegistry): the catalogue, a provider's credentials for
+// the extension's own requests, and requests through the agent's
+// providers.
+type ModelHost interface {
+	// Models returns every known model and those usable now.
+	Models(ctx context.Context) (all, available []llm.Model)
+	// ModelAuth resolves the credentials of a model's provider.
+	ModelAuth(ctx context.Context, provider, id string) ModelAuth
+	// CompleteModel sends one request and returns the assistant message;
+	// a failure is the message's error (stopReason "error"), as pi's
+	// complete() reports it.
+	CompleteModel(ctx context.Context, provider, id string, call ModelCall) llm.Message
+}
+
+// ModelAuth is pi's ResolvedRequestAuth: OK with the key, headers and
+// base URL, or the reason in Error.
+type ModelAuth struct {
+	OK      bool
+	APIKey  string
+	Headers map[string]string
+	BaseURL string
+	Error   string
+}
+
+// ModelCall is one model request of an extension (pi's Context and the
+// stream options atomic applies).
+type ModelCall struct {
+	SystemPrompt string
+	Messages     []llm.Message
+	Tools        []llm.ToolSpec
+	// MaxTokens caps the answer (0: the model's limit).
+	MaxTokens int
+	// Reasoning is a thinking level ("" or "off": none).
+	Reasoning string
+}
+
 // ShutdownRequester is implemented by hosts that let an extension end the
 // agent (ctx.shutdown()): the agent finishes the run in flight, then exits
 // as if its input had ended.

@@ -388,3 +388,86 @@ func (s *Server) WaitForIdle(ctx context.Context, _ *pb.WaitForIdleRequest) (*pb
 	}
 	return &pb.WaitForIdleResponse{}, nil
 }
+
+// modelHost is the host's ModelHost, or an Unimplemented error.
+func (s *Server) modelHost() (extensions.ModelHost, error) {
+	if mh, ok := s.Host.(extensions.ModelHost); ok {
+		return mh, nil
+	}
+	return nil, status.Error(codes.Unimplemented, "this host has no models for extensions")
+}
+
+func (s *Server) ListModels(ctx context.Context, _ *pb.ListModelsRequest) (*pb.ListModelsResponse, error) {
+	mh, err := s.modelHost()
+	if err != nil {
+		return nil, err
+	}
+	all, avail := mh.Models(ctx)
+	if all == nil {
+		all = []llm.Model{}
+	}
+	if avail == nil {
+		avail = []llm.Model{}
+	}
+	resp := &pb.ListModelsResponse{}
+	resp.AllJson, _ = json.Marshal(all)
+	resp.AvailableJson, _ = json.Marshal(avail)
+	return resp, nil
+}
+
+func (s *Server) GetModelAuth(ctx context.Context, r *pb.GetModelAuthRequest) (*pb.GetModelAuthResponse, error) {
+	mh, err := s.modelHost()
+	if err != nil {
+		return nil, err
+	}
+	a := mh.ModelAuth(ctx, r.Provider, r.ModelId)
+	resp := &pb.GetModelAuthResponse{Ok: a.OK, ApiKey: a.APIKey, BaseUrl: a.BaseURL, Error: a.Error}
+	if a.Headers != nil {
+		resp.HeadersJson, _ = json.Marshal(a.Headers)
+	}
+	return resp, nil
+}
+
+// modelContext is pi's Context of a model request.
+type modelContext struct {
+	SystemPrompt string         `json:"systemPrompt"`
+	Messages     []llm.Message  `json:"messages"`
+	Tools        []llm.ToolSpec `json:"tools"`
+}
+
+// modelOptions are the stream options of pi that atomic applies.
+type modelOptions struct {
+	MaxTokens int    `json:"maxTokens"`
+	Reasoning string `json:"reasoning"`
+}
+
+func (s *Server) CompleteModel(ctx context.Context, r *pb.CompleteModelRequest) (*pb.CompleteModelResponse, error) {
+	mh, err := s.modelHost()
+	if err != nil {
+		return nil, err
+	}
+	var mc modelContext
+	if len(r.ContextJson) > 0 {
+		if err := json.Unmarshal(r.ContextJson, &mc); err != nil {
+			return nil, invalid(fmt.Errorf("context: %w", err))
+		}
+	}
+	var opts modelOptions
+	if len(r.OptionsJson) > 0 {
+		if err := json.Unmarshal(r.OptionsJson, &opts); err != nil {
+			return nil, invalid(fmt.Errorf("options: %w", err))
+		}
+	}
+	if opts.Reasoning != "" && !llm.IsThinkingLevel(opts.Reasoning) {
+		return nil, invalid(errText("unknown thinking level " + opts.Reasoning))
+	}
+	msg := mh.CompleteModel(ctx, r.Provider, r.ModelId, extensions.ModelCall{
+		SystemPrompt: mc.SystemPrompt, Messages: mc.Messages, Tools: mc.Tools,
+		MaxTokens: opts.MaxTokens, Reasoning: opts.Reasoning,
+	})
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return nil, failed(err)
+	}
+	return &pb.CompleteModelResponse{MessageJson: b}, nil
+}

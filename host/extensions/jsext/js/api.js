@@ -116,12 +116,111 @@ module.exports = function makeAPI(engine) {
     return ac.signal;
   }
 
-  const modelRegistry = {
-    find: (provider, id) => ({ provider, id }),
-    getAll: () => [],
-    getAvailable: () => [],
-    getApiKey: async () => undefined,
-  };
+  // --- ctx.modelRegistry: the agent's models, credentials and providers --
+  // pi-ai's stand-in, for its event stream (a virtual module in every
+  // engine).
+  const piai = () =>
+    typeof globalThis.__atomicVirtualModule === "function" ? globalThis.__atomicVirtualModule("@earendil-works/pi-ai") : globalThis.require("@earendil-works/pi-ai");
+  const sameModel = (a, b) => !!a && !!b && a.provider === b.provider && a.id === b.id;
+  const chatOnly = (type) => type === undefined || type === "chat";
+  // The events of a finished answer, in pi's order (the host answers when
+  // the model has finished: no event comes before).
+  function replay(stream, message) {
+    stream.push({ type: "start", partial: message });
+    (message.content || []).forEach((b, i) => {
+      const at = { contentIndex: i, partial: message };
+      if (b.type === "text") {
+        stream.push({ type: "text_start", ...at });
+        stream.push({ type: "text_delta", ...at, delta: b.text });
+        stream.push({ type: "text_end", ...at, content: b.text });
+      } else if (b.type === "thinking") {
+        stream.push({ type: "thinking_start", ...at });
+        stream.push({ type: "thinking_delta", ...at, delta: b.thinking });
+        stream.push({ type: "thinking_end", ...at, content: b.thinking });
+      } else if (b.type === "toolCall") {
+        stream.push({ type: "toolcall_start", ...at });
+        stream.push({ type: "toolcall_end", ...at, toolCall: b });
+      }
+    });
+    if (message.stopReason === "error" || message.stopReason === "aborted") stream.push({ type: "error", reason: message.stopReason, error: message });
+    else stream.push({ type: "done", reason: message.stopReason, message });
+  }
+  // pi-ai's complete and stream (js/piai.js) call models outside any
+  // handler: through the latest loaded extension's host (the agent's).
+  {
+    const mr = modelRegistryFor(null);
+    globalThis.__atomicModelCalls = { complete: mr.complete, stream: mr.stream };
+  }
+  function modelRegistryFor(call) {
+    const list = () => sync("ListModels", {}, call);
+    const all = () => list().all_json || [];
+    const available = () => list().available_json || [];
+    const find = (provider, id) => all().find((m) => m.provider === provider && m.id === id);
+    const auth = async (model) => {
+      const r = await async("GetModelAuth", { provider: model.provider, model_id: model.id }, call);
+      if (!r.ok) return { ok: false, error: r.error };
+      const out = { ok: true, headers: r.headers_json || {} };
+      if (r.api_key) out.apiKey = r.api_key;
+      if (r.base_url) out.baseUrl = r.base_url;
+      return out;
+    };
+    const providerModel = (provider) => available().find((m) => m.provider === provider) || all().find((m) => m.provider === provider);
+    const complete = (model, context, options) => {
+      const o = options || {};
+      const c = context || {};
+      return async(
+        "CompleteModel",
+        {
+          provider: model.provider,
+          model_id: model.id,
+          context_json: { systemPrompt: c.systemPrompt || "", messages: c.messages || [], tools: c.tools || [] },
+          options_json: { maxTokens: o.maxTokens || 0, reasoning: o.reasoning || "" },
+        },
+        call,
+        { signal: o.signal },
+      ).then((r) => r.message_json);
+    };
+    const stream = (model, context, options) => {
+      const s = piai().createAssistantMessageEventStream();
+      complete(model, context, options).then(
+        (message) => replay(s, message),
+        (e) => {
+          const message = { role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id, stopReason: "error", errorMessage: errText(e), timestamp: Date.now() };
+          replay(s, message);
+        },
+      );
+      return s;
+    };
+    return {
+      refresh: async () => ({ ok: true }),
+      getError: () => undefined,
+      getAll: all,
+      getAvailable: available,
+      find,
+      findOfType: (type, provider, id) => (chatOnly(type) ? find(provider, id) : undefined),
+      getModelOfType: (type, provider, id) => (chatOnly(type) ? find(provider, id) : undefined),
+      getModelsOfType: (type, provider) => (chatOnly(type) ? all().filter((m) => provider === undefined || m.provider === provider) : []),
+      getAvailableOfType: async (type, provider) => (chatOnly(type) ? available().filter((m) => provider === undefined || m.provider === provider) : []),
+      hasConfiguredAuth: (model) => available().some((m) => sameModel(m, model)),
+      getApiKeyAndHeaders: auth,
+      getApiKey: async (model) => (await auth(model)).apiKey,
+      getApiKeyForProvider: async (provider) => {
+        const m = providerModel(provider);
+        return m ? (await auth(m)).apiKey : undefined;
+      },
+      getProviderAuth: async (provider) => {
+        const m = providerModel(provider);
+        if (!m) return undefined;
+        const a = await auth(m);
+        return a.ok ? { apiKey: a.apiKey, headers: a.headers, baseUrl: a.baseUrl } : undefined;
+      },
+      getProviderDisplayName: (provider) => provider,
+      isUsingOAuth: () => false,
+      complete,
+      stream,
+      streamSimple: stream,
+    };
+  }
 
   class Ctx {
     constructor(call) {
@@ -174,7 +273,7 @@ module.exports = function makeAPI(engine) {
       return this._sm || (this._sm = sessionView(this._call));
     }
     get modelRegistry() {
-      return modelRegistry;
+      return this._mr || (this._mr = modelRegistryFor(this._call));
     }
     get signal() {
       return this._sig || (this._sig = engine.signal(this._call));

@@ -1,6 +1,6 @@
 // The run-time part of the AI library that extensions use: the TypeBox
-// re-export and StringEnum. Model calls are not available to scripts
-// (complete, stream… exist and throw when called).
+// re-export and StringEnum; complete and stream go through the agent's
+// providers (the provider-specific stream functions throw when called).
 "use strict";
 
 const typebox = require("@sinclair/typebox");
@@ -14,10 +14,18 @@ function StringEnum(values, options) {
 const lib = require("atomic:agentlib");
 const { unsupported, unsupportedClass, contentText, uuidv7 } = lib;
 
-// Calling a model is the agent's work, not an extension's: these exist so
-// that an extension importing them loads, and fail when called.
+// complete, completeSimple, stream and streamSimple go through the agent's
+// providers and credentials, as ctx.modelRegistry's do (js/api.js sets
+// the host's model calls on globalThis.__atomicModelCalls when an
+// extension loads); the provider-specific stream functions are not
+// available.
 const noModelCalls = (name) => () => {
-  throw new Error(`${name}() is not available to extensions in atomic: the agent calls the model (use pi.sendUserMessage or a tool)`);
+  throw new Error(`${name}() is not available to extensions in atomic: use ctx.modelRegistry.streamSimple or complete`);
+};
+const hostModelCall = (name, kind) => (model, context, options) => {
+  const calls = globalThis.__atomicModelCalls;
+  if (!calls) throw new Error(`${name}() is not available here: no agent serves model calls`);
+  return calls[kind](model, context, options);
 };
 const levels = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 // getSupportedThinkingLevels(model): the levels a model accepts ("off"
@@ -336,10 +344,10 @@ module.exports = {
   ANTHROPIC_SERVICE_ACCOUNT_ID_ENV: "ANTHROPIC_SERVICE_ACCOUNT_ID",
   ANTHROPIC_IDENTITY_TOKEN_FILE_ENV: "ANTHROPIC_IDENTITY_TOKEN_FILE",
   ANTHROPIC_WORKSPACE_ID_ENV: "ANTHROPIC_WORKSPACE_ID",
-  complete: noModelCalls("complete"),
-  completeSimple: noModelCalls("completeSimple"),
-  stream: noModelCalls("stream"),
-  streamSimple: noModelCalls("streamSimple"),
+  complete: hostModelCall("complete", "complete"),
+  completeSimple: hostModelCall("completeSimple", "complete"),
+  stream: hostModelCall("stream", "stream"),
+  streamSimple: hostModelCall("streamSimple", "stream"),
   getModel: () => undefined,
   getModels: () => [],
   getProviders: () => [],

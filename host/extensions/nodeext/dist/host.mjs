@@ -442,6 +442,18 @@ service HostService {
   // WaitForIdle answers once no run is in flight (ctx.waitForIdle() of a
   // command), or fails when the call ends first.
   rpc WaitForIdle(WaitForIdleRequest) returns (WaitForIdleResponse);
+  // ListModels lists the models the agent knows and those usable now
+  // (ctx.modelRegistry.getAll/getAvailable/find).
+  rpc ListModels(ListModelsRequest) returns (ListModelsResponse);
+  // GetModelAuth resolves the credentials of a model's provider for the
+  // extension's own requests (ctx.modelRegistry.getApiKeyAndHeaders). The
+  // answer goes only to the extension that asked; it is never logged.
+  rpc GetModelAuth(GetModelAuthRequest) returns (GetModelAuthResponse);
+  // CompleteModel sends one request through the agent's provider and
+  // credentials and answers with the assistant message
+  // (ctx.modelRegistry.complete and streamSimple, pi-ai's complete). The
+  // request ends with the call.
+  rpc CompleteModel(CompleteModelRequest) returns (CompleteModelResponse);
 }
 
 // SendMessageRequest carries a custom message.
@@ -829,6 +841,53 @@ message WaitForIdleRequest {}
 
 // WaitForIdleResponse: the agent is idle.
 message WaitForIdleResponse {}
+
+// ListModelsRequest asks for the model catalogue.
+message ListModelsRequest {}
+
+// ListModelsResponse: the models as pi's Model objects.
+message ListModelsResponse {
+  // Every model the agent knows (JSON array).
+  bytes all_json = 1;
+  // The models whose API is implemented and whose provider has
+  // credentials (JSON array).
+  bytes available_json = 2;
+}
+
+// GetModelAuthRequest names a model.
+message GetModelAuthRequest {
+  string provider = 1;
+  string model_id = 2;
+}
+
+// GetModelAuthResponse is pi's ResolvedRequestAuth.
+message GetModelAuthResponse {
+  // False when the credentials cannot be resolved; error says why.
+  bool ok = 1;
+  string api_key = 2;
+  // Request headers of the model and its provider (JSON object).
+  bytes headers_json = 3;
+  string base_url = 4;
+  string error = 5;
+}
+
+// CompleteModelRequest is one model request.
+message CompleteModelRequest {
+  string provider = 1;
+  string model_id = 2;
+  // pi's Context: {systemPrompt?, messages, tools?} (JSON object).
+  bytes context_json = 3;
+  // pi's stream options that apply: maxTokens, temperature, reasoning
+  // (a thinking level) (JSON object).
+  bytes options_json = 4;
+}
+
+// CompleteModelResponse carries the assistant message (JSON object, pi's
+// AssistantMessage; an error or abort has stopReason "error" or
+// "aborted" and errorMessage).
+message CompleteModelResponse {
+  bytes message_json = 1;
+}
 `;var goPluginProto=`
 syntax = "proto3";
 package plugin;

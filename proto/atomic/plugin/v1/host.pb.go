@@ -2877,6 +2877,350 @@ func (*WaitForIdleResponse) Descriptor() ([]byte, []int) {
 	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{55}
 }
 
+// ListModelsRequest asks for the model catalogue.
+type ListModelsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListModelsRequest) Reset() {
+	*x = ListModelsRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListModelsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListModelsRequest) ProtoMessage() {}
+
+func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
+func (*ListModelsRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{56}
+}
+
+// ListModelsResponse: the models as pi's Model objects.
+type ListModelsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Every model the agent knows (JSON array).
+	AllJson []byte `protobuf:"bytes,1,opt,name=all_json,json=allJson,proto3" json:"all_json,omitempty"`
+	// The models whose API is implemented and whose provider has
+	// credentials (JSON array).
+	AvailableJson []byte `protobuf:"bytes,2,opt,name=available_json,json=availableJson,proto3" json:"available_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListModelsResponse) Reset() {
+	*x = ListModelsResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListModelsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListModelsResponse) ProtoMessage() {}
+
+func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
+func (*ListModelsResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *ListModelsResponse) GetAllJson() []byte {
+	if x != nil {
+		return x.AllJson
+	}
+	return nil
+}
+
+func (x *ListModelsResponse) GetAvailableJson() []byte {
+	if x != nil {
+		return x.AvailableJson
+	}
+	return nil
+}
+
+// GetModelAuthRequest names a model.
+type GetModelAuthRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Provider      string                 `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	ModelId       string                 `protobuf:"bytes,2,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetModelAuthRequest) Reset() {
+	*x = GetModelAuthRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetModelAuthRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetModelAuthRequest) ProtoMessage() {}
+
+func (x *GetModelAuthRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetModelAuthRequest.ProtoReflect.Descriptor instead.
+func (*GetModelAuthRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *GetModelAuthRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *GetModelAuthRequest) GetModelId() string {
+	if x != nil {
+		return x.ModelId
+	}
+	return ""
+}
+
+// GetModelAuthResponse is pi's ResolvedRequestAuth.
+type GetModelAuthResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// False when the credentials cannot be resolved; error says why.
+	Ok     bool   `protobuf:"varint,1,opt,name=ok,proto3" json:"ok,omitempty"`
+	ApiKey string `protobuf:"bytes,2,opt,name=api_key,json=apiKey,proto3" json:"api_key,omitempty"`
+	// Request headers of the model and its provider (JSON object).
+	HeadersJson   []byte `protobuf:"bytes,3,opt,name=headers_json,json=headersJson,proto3" json:"headers_json,omitempty"`
+	BaseUrl       string `protobuf:"bytes,4,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
+	Error         string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetModelAuthResponse) Reset() {
+	*x = GetModelAuthResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetModelAuthResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetModelAuthResponse) ProtoMessage() {}
+
+func (x *GetModelAuthResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetModelAuthResponse.ProtoReflect.Descriptor instead.
+func (*GetModelAuthResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *GetModelAuthResponse) GetOk() bool {
+	if x != nil {
+		return x.Ok
+	}
+	return false
+}
+
+func (x *GetModelAuthResponse) GetApiKey() string {
+	if x != nil {
+		return x.ApiKey
+	}
+	return ""
+}
+
+func (x *GetModelAuthResponse) GetHeadersJson() []byte {
+	if x != nil {
+		return x.HeadersJson
+	}
+	return nil
+}
+
+func (x *GetModelAuthResponse) GetBaseUrl() string {
+	if x != nil {
+		return x.BaseUrl
+	}
+	return ""
+}
+
+func (x *GetModelAuthResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+// CompleteModelRequest is one model request.
+type CompleteModelRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Provider string                 `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	ModelId  string                 `protobuf:"bytes,2,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	// pi's Context: {systemPrompt?, messages, tools?} (JSON object).
+	ContextJson []byte `protobuf:"bytes,3,opt,name=context_json,json=contextJson,proto3" json:"context_json,omitempty"`
+	// pi's stream options that apply: maxTokens, temperature, reasoning
+	// (a thinking level) (JSON object).
+	OptionsJson   []byte `protobuf:"bytes,4,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteModelRequest) Reset() {
+	*x = CompleteModelRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteModelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteModelRequest) ProtoMessage() {}
+
+func (x *CompleteModelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteModelRequest.ProtoReflect.Descriptor instead.
+func (*CompleteModelRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *CompleteModelRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *CompleteModelRequest) GetModelId() string {
+	if x != nil {
+		return x.ModelId
+	}
+	return ""
+}
+
+func (x *CompleteModelRequest) GetContextJson() []byte {
+	if x != nil {
+		return x.ContextJson
+	}
+	return nil
+}
+
+func (x *CompleteModelRequest) GetOptionsJson() []byte {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return nil
+}
+
+// CompleteModelResponse carries the assistant message (JSON object, pi's
+// AssistantMessage; an error or abort has stopReason "error" or
+// "aborted" and errorMessage).
+type CompleteModelResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MessageJson   []byte                 `protobuf:"bytes,1,opt,name=message_json,json=messageJson,proto3" json:"message_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteModelResponse) Reset() {
+	*x = CompleteModelResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteModelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteModelResponse) ProtoMessage() {}
+
+func (x *CompleteModelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteModelResponse.ProtoReflect.Descriptor instead.
+func (*CompleteModelResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *CompleteModelResponse) GetMessageJson() []byte {
+	if x != nil {
+		return x.MessageJson
+	}
+	return nil
+}
+
 var File_atomic_plugin_v1_host_proto protoreflect.FileDescriptor
 
 const file_atomic_plugin_v1_host_proto_rawDesc = "" +
@@ -3037,7 +3381,27 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\x0fShutdownRequest\"\x12\n" +
 	"\x10ShutdownResponse\"\x14\n" +
 	"\x12WaitForIdleRequest\"\x15\n" +
-	"\x13WaitForIdleResponse2\xe6\x13\n" +
+	"\x13WaitForIdleResponse\"\x13\n" +
+	"\x11ListModelsRequest\"V\n" +
+	"\x12ListModelsResponse\x12\x19\n" +
+	"\ball_json\x18\x01 \x01(\fR\aallJson\x12%\n" +
+	"\x0eavailable_json\x18\x02 \x01(\fR\ravailableJson\"L\n" +
+	"\x13GetModelAuthRequest\x12\x1a\n" +
+	"\bprovider\x18\x01 \x01(\tR\bprovider\x12\x19\n" +
+	"\bmodel_id\x18\x02 \x01(\tR\amodelId\"\x93\x01\n" +
+	"\x14GetModelAuthResponse\x12\x0e\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok\x12\x17\n" +
+	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12!\n" +
+	"\fheaders_json\x18\x03 \x01(\fR\vheadersJson\x12\x19\n" +
+	"\bbase_url\x18\x04 \x01(\tR\abaseUrl\x12\x14\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\"\x93\x01\n" +
+	"\x14CompleteModelRequest\x12\x1a\n" +
+	"\bprovider\x18\x01 \x01(\tR\bprovider\x12\x19\n" +
+	"\bmodel_id\x18\x02 \x01(\tR\amodelId\x12!\n" +
+	"\fcontext_json\x18\x03 \x01(\fR\vcontextJson\x12!\n" +
+	"\foptions_json\x18\x04 \x01(\fR\voptionsJson\":\n" +
+	"\x15CompleteModelResponse\x12!\n" +
+	"\fmessage_json\x18\x01 \x01(\fR\vmessageJson2\x80\x16\n" +
 	"\vHostService\x12Z\n" +
 	"\vSendMessage\x12$.atomic.plugin.v1.SendMessageRequest\x1a%.atomic.plugin.v1.SendMessageResponse\x12f\n" +
 	"\x0fSendUserMessage\x12(.atomic.plugin.v1.SendUserMessageRequest\x1a).atomic.plugin.v1.SendUserMessageResponse\x12Z\n" +
@@ -3068,7 +3432,11 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\x13UpdateRegistrations\x12,.atomic.plugin.v1.UpdateRegistrationsRequest\x1a-.atomic.plugin.v1.UpdateRegistrationsResponse\x12e\n" +
 	"\x0eRunBuiltinTool\x12'.atomic.plugin.v1.RunBuiltinToolRequest\x1a(.atomic.plugin.v1.RunBuiltinToolResponse0\x01\x12Q\n" +
 	"\bShutdown\x12!.atomic.plugin.v1.ShutdownRequest\x1a\".atomic.plugin.v1.ShutdownResponse\x12Z\n" +
-	"\vWaitForIdle\x12$.atomic.plugin.v1.WaitForIdleRequest\x1a%.atomic.plugin.v1.WaitForIdleResponseB=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
+	"\vWaitForIdle\x12$.atomic.plugin.v1.WaitForIdleRequest\x1a%.atomic.plugin.v1.WaitForIdleResponse\x12W\n" +
+	"\n" +
+	"ListModels\x12#.atomic.plugin.v1.ListModelsRequest\x1a$.atomic.plugin.v1.ListModelsResponse\x12]\n" +
+	"\fGetModelAuth\x12%.atomic.plugin.v1.GetModelAuthRequest\x1a&.atomic.plugin.v1.GetModelAuthResponse\x12`\n" +
+	"\rCompleteModel\x12&.atomic.plugin.v1.CompleteModelRequest\x1a'.atomic.plugin.v1.CompleteModelResponseB=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
 
 var (
 	file_atomic_plugin_v1_host_proto_rawDescOnce sync.Once
@@ -3082,7 +3450,7 @@ func file_atomic_plugin_v1_host_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_host_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
+var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
 var file_atomic_plugin_v1_host_proto_goTypes = []any{
 	(*SendMessageRequest)(nil),          // 0: atomic.plugin.v1.SendMessageRequest
 	(*SendMessageResponse)(nil),         // 1: atomic.plugin.v1.SendMessageResponse
@@ -3140,16 +3508,22 @@ var file_atomic_plugin_v1_host_proto_goTypes = []any{
 	(*ShutdownResponse)(nil),            // 53: atomic.plugin.v1.ShutdownResponse
 	(*WaitForIdleRequest)(nil),          // 54: atomic.plugin.v1.WaitForIdleRequest
 	(*WaitForIdleResponse)(nil),         // 55: atomic.plugin.v1.WaitForIdleResponse
-	(*HandlerContext)(nil),              // 56: atomic.plugin.v1.HandlerContext
-	(*DescribeResponse)(nil),            // 57: atomic.plugin.v1.DescribeResponse
+	(*ListModelsRequest)(nil),           // 56: atomic.plugin.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),          // 57: atomic.plugin.v1.ListModelsResponse
+	(*GetModelAuthRequest)(nil),         // 58: atomic.plugin.v1.GetModelAuthRequest
+	(*GetModelAuthResponse)(nil),        // 59: atomic.plugin.v1.GetModelAuthResponse
+	(*CompleteModelRequest)(nil),        // 60: atomic.plugin.v1.CompleteModelRequest
+	(*CompleteModelResponse)(nil),       // 61: atomic.plugin.v1.CompleteModelResponse
+	(*HandlerContext)(nil),              // 62: atomic.plugin.v1.HandlerContext
+	(*DescribeResponse)(nil),            // 63: atomic.plugin.v1.DescribeResponse
 }
 var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
-	56, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	56, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	56, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	56, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	56, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	57, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
+	62, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	62, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	62, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	62, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	62, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	63, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
 	0,  // 6: atomic.plugin.v1.HostService.SendMessage:input_type -> atomic.plugin.v1.SendMessageRequest
 	2,  // 7: atomic.plugin.v1.HostService.SendUserMessage:input_type -> atomic.plugin.v1.SendUserMessageRequest
 	4,  // 8: atomic.plugin.v1.HostService.AppendEntry:input_type -> atomic.plugin.v1.AppendEntryRequest
@@ -3178,36 +3552,42 @@ var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
 	50, // 31: atomic.plugin.v1.HostService.RunBuiltinTool:input_type -> atomic.plugin.v1.RunBuiltinToolRequest
 	52, // 32: atomic.plugin.v1.HostService.Shutdown:input_type -> atomic.plugin.v1.ShutdownRequest
 	54, // 33: atomic.plugin.v1.HostService.WaitForIdle:input_type -> atomic.plugin.v1.WaitForIdleRequest
-	1,  // 34: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
-	3,  // 35: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
-	5,  // 36: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
-	7,  // 37: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
-	9,  // 38: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
-	11, // 39: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
-	13, // 40: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
-	15, // 41: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
-	17, // 42: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
-	19, // 43: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
-	21, // 44: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
-	23, // 45: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
-	25, // 46: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
-	27, // 47: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
-	29, // 48: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
-	31, // 49: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
-	33, // 50: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
-	35, // 51: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
-	37, // 52: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
-	42, // 53: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
-	43, // 54: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
-	44, // 55: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
-	45, // 56: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
-	47, // 57: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
-	49, // 58: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
-	51, // 59: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
-	53, // 60: atomic.plugin.v1.HostService.Shutdown:output_type -> atomic.plugin.v1.ShutdownResponse
-	55, // 61: atomic.plugin.v1.HostService.WaitForIdle:output_type -> atomic.plugin.v1.WaitForIdleResponse
-	34, // [34:62] is the sub-list for method output_type
-	6,  // [6:34] is the sub-list for method input_type
+	56, // 34: atomic.plugin.v1.HostService.ListModels:input_type -> atomic.plugin.v1.ListModelsRequest
+	58, // 35: atomic.plugin.v1.HostService.GetModelAuth:input_type -> atomic.plugin.v1.GetModelAuthRequest
+	60, // 36: atomic.plugin.v1.HostService.CompleteModel:input_type -> atomic.plugin.v1.CompleteModelRequest
+	1,  // 37: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
+	3,  // 38: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
+	5,  // 39: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
+	7,  // 40: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
+	9,  // 41: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
+	11, // 42: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
+	13, // 43: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
+	15, // 44: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
+	17, // 45: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
+	19, // 46: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
+	21, // 47: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
+	23, // 48: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
+	25, // 49: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
+	27, // 50: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
+	29, // 51: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
+	31, // 52: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
+	33, // 53: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
+	35, // 54: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
+	37, // 55: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
+	42, // 56: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
+	43, // 57: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
+	44, // 58: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
+	45, // 59: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
+	47, // 60: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
+	49, // 61: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
+	51, // 62: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
+	53, // 63: atomic.plugin.v1.HostService.Shutdown:output_type -> atomic.plugin.v1.ShutdownResponse
+	55, // 64: atomic.plugin.v1.HostService.WaitForIdle:output_type -> atomic.plugin.v1.WaitForIdleResponse
+	57, // 65: atomic.plugin.v1.HostService.ListModels:output_type -> atomic.plugin.v1.ListModelsResponse
+	59, // 66: atomic.plugin.v1.HostService.GetModelAuth:output_type -> atomic.plugin.v1.GetModelAuthResponse
+	61, // 67: atomic.plugin.v1.HostService.CompleteModel:output_type -> atomic.plugin.v1.CompleteModelResponse
+	37, // [37:68] is the sub-list for method output_type
+	6,  // [6:37] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -3226,7 +3606,7 @@ func file_atomic_plugin_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_host_proto_rawDesc), len(file_atomic_plugin_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   56,
+			NumMessages:   62,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

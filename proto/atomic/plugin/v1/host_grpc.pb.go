@@ -53,6 +53,9 @@ const (
 	HostService_RunBuiltinTool_FullMethodName      = "/atomic.plugin.v1.HostService/RunBuiltinTool"
 	HostService_Shutdown_FullMethodName            = "/atomic.plugin.v1.HostService/Shutdown"
 	HostService_WaitForIdle_FullMethodName         = "/atomic.plugin.v1.HostService/WaitForIdle"
+	HostService_ListModels_FullMethodName          = "/atomic.plugin.v1.HostService/ListModels"
+	HostService_GetModelAuth_FullMethodName        = "/atomic.plugin.v1.HostService/GetModelAuth"
+	HostService_CompleteModel_FullMethodName       = "/atomic.plugin.v1.HostService/CompleteModel"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -140,6 +143,18 @@ type HostServiceClient interface {
 	// WaitForIdle answers once no run is in flight (ctx.waitForIdle() of a
 	// command), or fails when the call ends first.
 	WaitForIdle(ctx context.Context, in *WaitForIdleRequest, opts ...grpc.CallOption) (*WaitForIdleResponse, error)
+	// ListModels lists the models the agent knows and those usable now
+	// (ctx.modelRegistry.getAll/getAvailable/find).
+	ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error)
+	// GetModelAuth resolves the credentials of a model's provider for the
+	// extension's own requests (ctx.modelRegistry.getApiKeyAndHeaders). The
+	// answer goes only to the extension that asked; it is never logged.
+	GetModelAuth(ctx context.Context, in *GetModelAuthRequest, opts ...grpc.CallOption) (*GetModelAuthResponse, error)
+	// CompleteModel sends one request through the agent's provider and
+	// credentials and answers with the assistant message
+	// (ctx.modelRegistry.complete and streamSimple, pi-ai's complete). The
+	// request ends with the call.
+	CompleteModel(ctx context.Context, in *CompleteModelRequest, opts ...grpc.CallOption) (*CompleteModelResponse, error)
 }
 
 type hostServiceClient struct {
@@ -439,6 +454,36 @@ func (c *hostServiceClient) WaitForIdle(ctx context.Context, in *WaitForIdleRequ
 	return out, nil
 }
 
+func (c *hostServiceClient) ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListModelsResponse)
+	err := c.cc.Invoke(ctx, HostService_ListModels_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) GetModelAuth(ctx context.Context, in *GetModelAuthRequest, opts ...grpc.CallOption) (*GetModelAuthResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetModelAuthResponse)
+	err := c.cc.Invoke(ctx, HostService_GetModelAuth_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) CompleteModel(ctx context.Context, in *CompleteModelRequest, opts ...grpc.CallOption) (*CompleteModelResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompleteModelResponse)
+	err := c.cc.Invoke(ctx, HostService_CompleteModel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -524,6 +569,18 @@ type HostServiceServer interface {
 	// WaitForIdle answers once no run is in flight (ctx.waitForIdle() of a
 	// command), or fails when the call ends first.
 	WaitForIdle(context.Context, *WaitForIdleRequest) (*WaitForIdleResponse, error)
+	// ListModels lists the models the agent knows and those usable now
+	// (ctx.modelRegistry.getAll/getAvailable/find).
+	ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error)
+	// GetModelAuth resolves the credentials of a model's provider for the
+	// extension's own requests (ctx.modelRegistry.getApiKeyAndHeaders). The
+	// answer goes only to the extension that asked; it is never logged.
+	GetModelAuth(context.Context, *GetModelAuthRequest) (*GetModelAuthResponse, error)
+	// CompleteModel sends one request through the agent's provider and
+	// credentials and answers with the assistant message
+	// (ctx.modelRegistry.complete and streamSimple, pi-ai's complete). The
+	// request ends with the call.
+	CompleteModel(context.Context, *CompleteModelRequest) (*CompleteModelResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -617,6 +674,15 @@ func (UnimplementedHostServiceServer) Shutdown(context.Context, *ShutdownRequest
 }
 func (UnimplementedHostServiceServer) WaitForIdle(context.Context, *WaitForIdleRequest) (*WaitForIdleResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method WaitForIdle not implemented")
+}
+func (UnimplementedHostServiceServer) ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListModels not implemented")
+}
+func (UnimplementedHostServiceServer) GetModelAuth(context.Context, *GetModelAuthRequest) (*GetModelAuthResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetModelAuth not implemented")
+}
+func (UnimplementedHostServiceServer) CompleteModel(context.Context, *CompleteModelRequest) (*CompleteModelResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CompleteModel not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -1136,6 +1202,60 @@ func _HostService_WaitForIdle_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_ListModels_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListModelsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).ListModels(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_ListModels_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).ListModels(ctx, req.(*ListModelsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_GetModelAuth_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetModelAuthRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).GetModelAuth(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_GetModelAuth_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).GetModelAuth(ctx, req.(*GetModelAuthRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_CompleteModel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompleteModelRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).CompleteModel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_CompleteModel_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).CompleteModel(ctx, req.(*CompleteModelRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1250,6 +1370,18 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WaitForIdle",
 			Handler:    _HostService_WaitForIdle_Handler,
+		},
+		{
+			MethodName: "ListModels",
+			Handler:    _HostService_ListModels_Handler,
+		},
+		{
+			MethodName: "GetModelAuth",
+			Handler:    _HostService_GetModelAuth_Handler,
+		},
+		{
+			MethodName: "CompleteModel",
+			Handler:    _HostService_CompleteModel_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
