@@ -731,14 +731,7 @@ var accepted = map[string]map[string]string{
 	"examples/trigger-compact.ts":        {"command run": "atomic reports the compaction failing (too small a session) to the extension's onError; pi reports nothing by then"},
 }
 
-var gaps = map[string]map[string]string{
-	// Owner: nested sessions (createAgentSession in hostsvc and agentlib.js).
-	// Once it works, the tool's text holds the run's duration ("Agent
-	// completed in 0.0s"), which is to be accepted as inherent.
-	"@tintinweb/pi-subagents": {"tool run": "createAgentSession() is not supported yet, so the Agent tool's nested session fails"},
-	// Owner: nested sessions and the library surface (ctx.modelRegistry).
-	"pi-btw": {"command run": "ctx.modelRegistry.getApiKeyAndHeaders is missing, so /btw throws before its nested session (createAgentSession) starts"},
-}
+var gaps = map[string]map[string]string{}
 
 // compare fails the test on each difference from pi (except the accepted
 // ones) and logs the case's row of the results table (docs/compat.md).

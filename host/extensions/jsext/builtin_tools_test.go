@@ -155,8 +155,7 @@ export default async function (pi) {
   const fast = withFileMutationQueue("/f", async () => { log.push("b"); return 2; });
   const other = withFileMutationQueue("/g", async () => { log.push("c"); });
   await Promise.all([slow, fast, other]);
-  let agentErr = false;
-  try { new Agent(); } catch { agentErr = true; }
+  const agentErr = new Agent().state.isStreaming === false;
   pi.registerCommand("q", { description: [log.join(""), keyText("ctrl+x"), getLanguageFromPath("a/b.ts"), agentErr].join("|"), handler: async () => {} });
 }
 `)

@@ -50,14 +50,7 @@ export default function (pi: any) {
 			if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			settings := fmt.Sprintf(`{"extensionRuntime": %q}`, runtime)
-			args := []string{"-e", ext}
-			if runtime == "isolated" { // goja in a child process
-				entry, _ := json.Marshal(map[string]any{"path": ext, "isolation": "process"})
-				settings, args = `{"extensionRuntime": "goja", "extensions": [`+string(entry)+`]}`, nil
-			}
-			a := e2e.Start(t, e2e.Options{Args: args, AgentFiles: map[string]string{"settings.json": settings},
-				Script: []map[string]any{{"text": "first answer"}, {"text": "second answer"}, {"text": "third answer"}}})
+			a := startInRuntime(t, runtime, ext, []map[string]any{{"text": "first answer"}, {"text": "second answer"}, {"text": "third answer"}})
 			a.MustSucceed(map[string]any{"type": "prompt", "message": "/ask"}) // answered when the command has finished
 			b, err := os.ReadFile(out)
 			if err != nil {
@@ -103,4 +96,18 @@ export default function (pi: any) {
 			}
 		})
 	}
+}
+
+// startInRuntime starts the agent with the extension in the runtime
+// ("goja", "node", or "isolated": goja in a child process) and the faux
+// model's script.
+func startInRuntime(t *testing.T, runtime, ext string, script []map[string]any) *e2e.Agent {
+	t.Helper()
+	settings := fmt.Sprintf(`{"extensionRuntime": %q}`, runtime)
+	args := []string{"-e", ext}
+	if runtime == "isolated" {
+		entry, _ := json.Marshal(map[string]any{"path": ext, "isolation": "process"})
+		settings, args = `{"extensionRuntime": "goja", "extensions": [`+string(entry)+`]}`, nil
+	}
+	return e2e.Start(t, e2e.Options{Args: args, AgentFiles: map[string]string{"settings.json": settings}, Script: script})
 }

@@ -123,17 +123,18 @@ var piModules = map[string]string{
 	"@earendil-works/pi-tui":          "tui.js",
 	"@earendil-works/pi-agent-core":   "agentcore.js",
 	// The stand-ins' own parts (not pi's names).
-	"atomic:agentlib":  "agentlib.js",
-	"atomic:yaml":      "yaml.js",
-	"atomic:agentutil": "agentutil.js",
-	"atomic:jsdiff":    "jsdiff.js",
+	"atomic:agentlib":     "agentlib.js",
+	"atomic:yaml":         "yaml.js",
+	"atomic:agentutil":    "agentutil.js",
+	"atomic:jsdiff":       "jsdiff.js",
+	"atomic:agentsession": "agentsession.js",
 }
 
 // strictModules are the packages whose missing exports are an error
 // naming the export (instead of a silent undefined).
 var strictModules = map[string]bool{
 	"typebox.js": true, "piai.js": true, "agent.js": true, "agentcore.js": true, "tui.js": true,
-	"agentlib.js": true, "yaml.js": true, "agentutil.js": true, "jsdiff.js": true,
+	"agentlib.js": true, "yaml.js": true, "agentutil.js": true, "jsdiff.js": true, "agentsession.js": true,
 }
 
 // jsLoader runs a built-in source as a module.

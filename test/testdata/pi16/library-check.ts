@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
-  SessionManager, SettingsManager, buildSessionContext, calculateContextTokens, createAgentSession, createEventBus,
+  SessionManager, SettingsManager, buildSessionContext, calculateContextTokens, createAgentSessionRuntime, createEventBus,
   estimateTokens, findCutPoint, getLastAssistantUsage, parseFrontmatter, serializeConversation, shouldCompact,
   stripFrontmatter, DEFAULT_COMPACTION_SETTINGS, CURRENT_SESSION_VERSION, parseSessionEntries,
 } from "@earendil-works/pi-coding-agent";
@@ -104,7 +104,7 @@ async function run() {
   out.thinking = [getSupportedThinkingLevels({ reasoning: false } as any), getSupportedThinkingLevels({ reasoning: true, thinkingLevelMap: { minimal: null, xhigh: "max" } } as any)];
   out.partialJson = parseStreamingJson('{"path": "a.txt", "lines": [1, 2');
   out.contentText = contentText([{ type: "text", text: "a" }, { type: "image" } as any, { type: "text", text: "b" }]);
-  out.unsupported = errorOf(() => (createAgentSession as any)({}));
+  out.unsupported = errorOf(() => (createAgentSessionRuntime as any)({}));
   return out;
 }
 

@@ -8,6 +8,8 @@ const native = require("atomic:internal");
 const { uuidv7: _u, contentText: _c, unsupported: _n, unsupportedClass: _k, projectEntry: _p, nodeBuiltin: _b, ...libExports } = require("atomic:agentlib");
 // The agent's utilities that behave as pi's (agentutil.js).
 const { __esModule: _e, ...utilExports } = require("atomic:agentutil");
+// Nested sessions (agentsession.js).
+const { AgentSession, createAgentSession } = require("atomic:agentsession");
 
 const DEFAULT_MAX_LINES = 2000;
 const DEFAULT_MAX_BYTES = 50 * 1024;
@@ -325,4 +327,6 @@ module.exports = {
   CustomEditor,
   ...toolFactories,
   withFileMutationQueue,
+  AgentSession,
+  createAgentSession,
 };

@@ -1200,10 +1200,11 @@ const createSyntheticSourceInfo = (p, options) => {
   return { path: p, source: o.source, scope: o.scope || "temporary", origin: o.origin || "top-level", baseDir: o.baseDir };
 };
 
-// DefaultResourceLoader: the skills, prompts, themes and extensions a
-// nested session would load. It holds its options; reload() finds nothing
-// of the agent's (a nested session is not supported yet), the options'
-// own overrides apply to the empty lists.
+// DefaultResourceLoader: the skills, prompts, themes and extensions of a
+// nested session (createAgentSession). It holds its options; reload()
+// finds nothing of the agent's (a nested session loads no extensions,
+// skills or templates), the options' own overrides apply to the empty
+// lists, and its system prompt options are the session's.
 class DefaultResourceLoader {
   constructor(options) {
     this.options = Object.assign({}, options || {});
@@ -1245,14 +1246,12 @@ class DefaultResourceLoader {
 }
 
 // --- what atomic does not provide yet -------------------------------------------------
-const nested = "nested agent sessions (sub-agents) are not available in atomic yet; run a sub-agent as a process (pi.exec) or use pi.sendUserMessage";
+const nested = "a nested session is made with createAgentSession in atomic; its services and runtime are the agent's";
 const notHere = (what) => `${what} is the agent's, not available to extensions in atomic`;
 const unsupportedNames = {
-  createAgentSession: unsupported("createAgentSession", nested),
   createAgentSessionFromServices: unsupported("createAgentSessionFromServices", nested),
   createAgentSessionRuntime: unsupported("createAgentSessionRuntime", nested),
   createAgentSessionServices: unsupported("createAgentSessionServices", nested),
-  AgentSession: unsupportedClass("AgentSession", nested),
   AgentSessionRuntime: unsupportedClass("AgentSessionRuntime", nested),
   compact: unsupported("compact", "summarizing calls the model; use ctx.compact()"),
   generateSummary: unsupported("generateSummary", "summarizing calls the model; use ctx.compact()"),

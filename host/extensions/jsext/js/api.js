@@ -150,6 +150,12 @@ module.exports = function makeAPI(engine) {
   {
     const mr = modelRegistryFor(null);
     globalThis.__atomicModelCalls = { complete: mr.complete, stream: mr.stream };
+    // What a nested session (agentsession.js) takes from the agent when
+    // its creator does not say: the current model and system prompt.
+    globalThis.__atomicSessionHost = {
+      model: () => sync("GetModel", {}, null),
+      systemPrompt: () => sync("GetState", {}, null).system_prompt,
+    };
   }
   function modelRegistryFor(call) {
     const list = () => sync("ListModels", {}, call);
