@@ -65,6 +65,7 @@ type Extension struct {
 	commands []*Command
 	tools    []*Tool
 	flags    []*Flag
+	provs    []Provider
 	timeouts map[string]time.Duration
 	connect  []func(Host, ContextInfo)
 }
@@ -180,6 +181,20 @@ func (e *Extension) RegisterCommand(c Command) { e.commands = append(e.commands,
 
 // RegisterTool adds a tool.
 func (e *Extension) RegisterTool(t Tool) { e.tools = append(e.tools, &t) }
+
+// Provider is a model provider an extension registers: Config is one
+// provider of models.json's form (baseUrl, api, apiKey, headers,
+// authHeader, compat, models, modelOverrides), as pi's registerProvider
+// takes it. A provider the agent has keeps its models unless Config lists
+// models, which then replace them.
+type Provider struct {
+	Name   string
+	Config json.RawMessage
+}
+
+// RegisterProvider adds a model provider (or changes one the agent has);
+// its models are in get_available_models once the extension has loaded.
+func (e *Extension) RegisterProvider(p Provider) { e.provs = append(e.provs, p) }
 
 // RegisterFlag adds a command-line flag; Context.Flag reads its value.
 func (e *Extension) RegisterFlag(f Flag) {

@@ -145,6 +145,9 @@ func describeProto(ext *Extension) *pb.DescribeResponse {
 	for _, f := range ext.flags {
 		resp.Flags = append(resp.Flags, &pb.FlagSpec{Name: f.Name, Description: f.Description, Type: f.Type, DefaultValue: f.Default})
 	}
+	for _, p := range ext.provs {
+		resp.Providers = append(resp.Providers, &pb.ProviderSpec{Name: p.Name, ConfigJson: p.Config})
+	}
 	resp.HandlerCounts = map[string]uint32{}
 	for ev, hs := range ext.handlers {
 		resp.HandlerCounts[ev] = uint32(len(hs))

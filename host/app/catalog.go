@@ -1,10 +1,15 @@
 package app
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
+	"reflect"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/llm/auth"
 	"github.com/atomic-go/atomic/host/llm/faux"
@@ -17,6 +22,7 @@ type provState struct {
 	auth *auth.Resolver
 
 	loadMu     sync.Mutex
+	extProvs   []extensions.ProviderRef // registered by extensions, in load order
 	modelsPath string
 	modelsMod  time.Time
 	modelsSize int64
@@ -42,14 +48,17 @@ func (rt *Runtime) reloadModels(force bool) {
 	if exists {
 		p.modelsMod, p.modelsSize = fi.ModTime(), fi.Size()
 	}
-	models := llm.BuiltinModels()
-	settings := map[string]llm.ProviderSettings{}
+	// The built-in models, then the extensions' providers, then
+	// models.json over both (the user's file has the last word).
+	models, settings := rt.withExtensionProviders(append(llm.BuiltinModels(), faux.Models()...), p.extProvs)
 	cfg, err := llm.LoadModelsConfig(p.modelsPath)
 	if err != nil {
-		rt.log.Warn("models.json is invalid; using the built-in models only", "err", err)
+		rt.log.Warn("models.json is invalid; using the built-in and the extensions' models only", "err", err)
 	} else {
 		var problems []string
-		models, settings, problems = cfg.Apply(models)
+		var fromFile map[string]llm.ProviderSettings
+		models, fromFile, problems = cfg.Apply(models)
+		maps.Copy(settings, fromFile)
 		for _, pr := range problems {
 			rt.log.Warn("models.json entry skipped", "path", p.modelsPath, "problem", pr)
 		}
@@ -59,8 +68,9 @@ func (rt *Runtime) reloadModels(force bool) {
 		// llama.cpp, say) needs none.
 		p.auth.SetKeyless(name, s.Custom && s.APIKey == "")
 	}
+	// The offline provider needs no key, whatever changed its settings.
+	p.auth.SetKeyless(faux.ProviderID, true)
 	p.auth.SetProviders(settings)
-	models = append(models, faux.Models()...)
 	rt.catalog.SetModels(models)
 
 	// Keep the active model's description current.
@@ -71,6 +81,51 @@ func (rt *Runtime) reloadModels(force bool) {
 		}
 	}
 	rt.mu.Unlock()
+}
+
+// withExtensionProviders layers the providers extensions registered over
+// models, in load order, each as a provider of models.json: a provider the
+// agent has keeps its models unless the registration lists models, which
+// then replace them (as pi's registerProvider).
+func (rt *Runtime) withExtensionProviders(models []llm.Model, refs []extensions.ProviderRef) ([]llm.Model, map[string]llm.ProviderSettings) {
+	settings := map[string]llm.ProviderSettings{}
+	for _, ref := range refs {
+		var pc llm.ProviderConfig
+		if err := json.Unmarshal(ref.Spec.Config, &pc); err != nil {
+			rt.log.Warn("registerProvider: the provider's configuration is invalid; ignored", "extension", ref.Path, "provider", ref.Spec.Name, "err", err)
+			continue
+		}
+		pc.Name = ref.Spec.Name
+		if len(pc.Models) > 0 {
+			models = slices.DeleteFunc(models, func(m llm.Model) bool { return m.Provider == pc.Name })
+		}
+		var s map[string]llm.ProviderSettings
+		var problems []string
+		models, s, problems = (&llm.ModelsConfig{Providers: []llm.ProviderConfig{pc}}).Apply(models)
+		for _, pr := range problems {
+			rt.log.Warn("registerProvider: part of the provider is skipped", "extension", ref.Path, "problem", pr)
+		}
+		maps.Copy(settings, s)
+	}
+	return models, settings
+}
+
+// applyExtensionProviders rebuilds the catalogue when the providers the
+// extensions register have changed (after loading, a reload, or a
+// registration from a handler).
+func (rt *Runtime) applyExtensionProviders() {
+	p := rt.prov
+	if p == nil || rt.ext.mgr == nil {
+		return
+	}
+	refs := rt.ext.mgr.Providers()
+	p.loadMu.Lock()
+	same := reflect.DeepEqual(refs, p.extProvs) || (len(refs) == 0 && len(p.extProvs) == 0)
+	p.extProvs = refs
+	p.loadMu.Unlock()
+	if !same {
+		rt.reloadModels(true)
+	}
 }
 
 // requestHeaders resolves the configured headers of a model.

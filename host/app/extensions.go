@@ -214,6 +214,7 @@ func (rt *Runtime) registerExtensionTools() {
 	for _, ref := range rt.ext.mgr.Tools() {
 		rt.tools.Add(&extensions.Tool{Ref: ref, Timeout: rt.settings.Timeouts.ToolTimeout()}, true)
 	}
+	rt.applyExtensionProviders()
 }
 
 // RefreshExtensionTools implements extensions.ToolRefresher: tools
@@ -221,6 +222,7 @@ func (rt *Runtime) registerExtensionTools() {
 // a tool an extension registers again keeps its active state.
 func (h *extHost) RefreshExtensionTools() {
 	rt := h.rt
+	defer rt.applyExtensionProviders()
 	for _, ref := range rt.ext.mgr.Tools() {
 		name := ref.Spec.Name
 		active := true

@@ -171,6 +171,42 @@ type FlagSpec struct {
 	Name, Description, Type, Default string
 }
 
+// ProviderSpec is a model provider an extension registers
+// (pi.registerProvider): Config is one provider of models.json's form.
+type ProviderSpec struct {
+	Name   string
+	Config json.RawMessage
+}
+
+// ProviderRegistrar is implemented by extensions that can register model
+// providers.
+type ProviderRegistrar interface {
+	Providers() []ProviderSpec
+}
+
+// Wrapper is implemented by an extension that wraps another (to name its
+// runtime, say): optional interfaces of the inner one are found through
+// Unwrap (see As).
+type Wrapper interface {
+	Unwrap() Extension
+}
+
+// As finds the first extension in e's chain of wrappers that is a T.
+func As[T any](e Extension) (T, bool) {
+	for e != nil {
+		if t, ok := e.(T); ok {
+			return t, true
+		}
+		w, ok := e.(Wrapper)
+		if !ok {
+			break
+		}
+		e = w.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
+
 // Completion is one argument completion.
 type Completion struct {
 	Value       string `json:"value"`

@@ -451,6 +451,29 @@ func (m *Manager) Flags() []FlagRef {
 	return out
 }
 
+// ProviderRef is a model provider and the path of the extension that
+// registered it.
+type ProviderRef struct {
+	Spec ProviderSpec
+	Path string
+}
+
+// Providers lists the model providers every extension registered, in load
+// order (an extension that registers none, or cannot, adds nothing).
+func (m *Manager) Providers() []ProviderRef {
+	var out []ProviderRef
+	for _, l := range m.snapshot() {
+		r, ok := As[ProviderRegistrar](l.ext)
+		if !ok {
+			continue
+		}
+		for _, p := range r.Providers() {
+			out = append(out, ProviderRef{Spec: p, Path: l.spec.Path})
+		}
+	}
+	return out
+}
+
 // Close stops every extension (in parallel) and waits for them.
 func (m *Manager) Close() {
 	_ = m.Wait(context.Background())

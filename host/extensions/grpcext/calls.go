@@ -81,6 +81,15 @@ func (p *Plugin) Flags() []extensions.FlagSpec {
 	return out
 }
 
+// Providers implements extensions.ProviderRegistrar.
+func (p *Plugin) Providers() []extensions.ProviderSpec {
+	var out []extensions.ProviderSpec
+	for _, s := range p.description().Providers {
+		out = append(out, extensions.ProviderSpec{Name: s.Name, Config: json.RawMessage(s.ConfigJson)})
+	}
+	return out
+}
+
 // Handle implements hooks.Subscriber.
 func (p *Plugin) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage, error) {
 	return p.handle(ctx, ev, nil)

@@ -186,6 +186,9 @@ func (s *Script) sdkExtension() *sdk.Extension {
 	for _, f := range s.Flags() {
 		ext.RegisterFlag(sdk.Flag{Name: f.Name, Description: f.Description, Type: f.Type, Default: f.Default})
 	}
+	for _, p := range s.Providers() {
+		ext.RegisterProvider(sdk.Provider{Name: p.Name, Config: p.Config})
+	}
 	return ext
 }
 

@@ -82,6 +82,9 @@ type isolated struct {
 	errFile string
 }
 
+// Unwrap implements extensions.Wrapper.
+func (i *isolated) Unwrap() extensions.Extension { return i.Extension }
+
 func (i *isolated) explain(err error) error {
 	if err == nil {
 		return nil

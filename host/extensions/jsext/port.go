@@ -210,6 +210,10 @@ func (s *Script) setRegistrations(d *pb.DescribeResponse) error {
 	for _, f := range d.Flags {
 		flags = append(flags, extensions.FlagSpec{Name: f.Name, Description: f.Description, Type: f.Type, Default: f.DefaultValue})
 	}
+	var providers []extensions.ProviderSpec
+	for _, p := range d.Providers {
+		providers = append(providers, extensions.ProviderSpec{Name: p.Name, Config: json.RawMessage(p.ConfigJson)})
+	}
 	counts := map[string]int{}
 	for e, n := range d.HandlerCounts {
 		counts[e] = int(n)
@@ -233,7 +237,7 @@ func (s *Script) setRegistrations(d *pb.DescribeResponse) error {
 		}
 		s.events = append(s.events, e)
 	}
-	s.handlerCounts, s.commands, s.tools, s.flags = counts, commands, tools, flags
+	s.handlerCounts, s.commands, s.tools, s.flags, s.providers = counts, commands, tools, flags, providers
 	return nil
 }
 

@@ -51,6 +51,7 @@ type Script struct {
 	commands      []extensions.CommandSpec
 	tools         []extensions.ToolSpec
 	flags         []extensions.FlagSpec
+	providers     []extensions.ProviderSpec
 	stops         []time.Time
 	dead          error
 	loaded        bool
@@ -340,6 +341,13 @@ func (s *Script) Flags() []extensions.FlagSpec {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]extensions.FlagSpec(nil), s.flags...)
+}
+
+// Providers implements extensions.ProviderRegistrar.
+func (s *Script) Providers() []extensions.ProviderSpec {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]extensions.ProviderSpec(nil), s.providers...)
 }
 
 func (s *Script) defaultHost() extensions.Host {

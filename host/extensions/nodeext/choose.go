@@ -176,6 +176,9 @@ type gojaExtension struct {
 // RuntimeName implements extensions.RuntimeNamer.
 func (g *gojaExtension) RuntimeName() string { return extensions.RuntimeGoja }
 
+// Unwrap implements extensions.Wrapper.
+func (g *gojaExtension) Unwrap() extensions.Extension { return g.Extension }
+
 // RuntimeReason implements extensions.RuntimeReasoner.
 func (g *gojaExtension) RuntimeReason() string { return g.reason }
 

@@ -35,6 +35,7 @@ module.exports = function makeAPI(engine) {
   const commands = new Map(); // name -> options
   const tools = new Map(); // name -> definition
   const flags = new Map(); // name -> {type, default, description}
+  const providers = new Map(); // name -> configuration (models.json's form)
   let loading = true;
 
   const log = (level, msg) => engine.log(level, msg);
@@ -426,6 +427,7 @@ module.exports = function makeAPI(engine) {
       commands: cs,
       tools: ts,
       flags: fs,
+      providers: [...providers].map(([name, config]) => ({ name, config_json: config })),
     };
   }
   // registered tells the host what the extension registers now, when it
@@ -499,10 +501,33 @@ module.exports = function makeAPI(engine) {
     registerMessageRenderer() {},
     registerEntryRenderer() {},
     registerMarkdownTransformer() {},
-    registerProvider(name) {
-      log("warn", `registerProvider("${name}") is not supported by atomic's extension runtimes; ignored`);
+    // A provider of models.json's form (pi's ProviderConfig): its models,
+    // endpoint, key and headers join the agent's catalogue. What runs in
+    // the extension (a streamSimple of its own, OAuth, refreshModels) is
+    // not supported yet, said once; image and classifier models neither.
+    registerProvider(name, config) {
+      if (name && typeof name === "object") {
+        log("warn", `registerProvider(provider): a pi-ai Provider object is not supported by atomic yet; register the provider's name with its configuration`);
+        return;
+      }
+      const n = String(name);
+      const c = config || {};
+      const own = ["streamSimple", "stream", "refreshModels", "oauth", "images", "classifiers"].filter((k) => c[k] !== undefined);
+      if (own.length) log("warn", `registerProvider("${n}"): ${own.join(", ")} not supported by atomic yet; the provider's models, endpoint, key and headers apply`);
+      const plain = {};
+      for (const k of ["name", "baseUrl", "apiKey", "api", "headers", "authHeader", "compat", "modelOverrides"]) if (c[k] !== undefined) plain[k] = c[k];
+      if (Array.isArray(c.models)) {
+        const chat = c.models.filter((m) => m && (m.type === undefined || m.type === "chat"));
+        if (chat.length < c.models.length) log("warn", `registerProvider("${n}"): image and classifier models are not supported by atomic; only its chat models are registered`);
+        plain.models = JSON.parse(JSON.stringify(chat));
+      }
+      providers.delete(n);
+      providers.set(n, JSON.parse(JSON.stringify(plain)));
+      registered();
     },
-    unregisterProvider() {},
+    unregisterProvider(name) {
+      if (providers.delete(String(name))) registered();
+    },
 
     sendMessage: action("sendMessage", (message, options) => {
       if (!message || typeof message !== "object") throw new TypeError("sendMessage: expected a message object");

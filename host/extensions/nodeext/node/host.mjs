@@ -335,7 +335,10 @@ class Extension {
         for (const other of Array.from(busMembers.get(channel) || [])) if (other !== ext) other.api.deliver(channel, data);
       },
       toolUpdate: (call, partial) => call && call.update && call.update(partial),
-      log: (_level, message) => log(`${ext.manifest.entry}: ${message}`),
+      // At the API's level (the agent's log reads JSON lines of this
+      // shape), as goja logs it.
+      log: (level, message) =>
+        process.stderr.write(JSON.stringify({ "@level": String(level), "@message": String(message), extension: path.basename(ext.manifest.entry) }) + "\n"),
       staleMessage,
       sessionControl,
       makeUI,

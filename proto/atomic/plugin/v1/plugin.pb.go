@@ -166,6 +166,9 @@ type DescribeResponse struct {
 	// (HandleEventRequest.handler_index) and composes their results itself,
 	// with the same rule as results of different extensions.
 	HandlerCounts map[string]uint32 `protobuf:"bytes,10,rep,name=handler_counts,json=handlerCounts,proto3" json:"handler_counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// Model providers the plugin registers (pi.registerProvider), in
+	// registration order.
+	Providers     []*ProviderSpec `protobuf:"bytes,11,rep,name=providers,proto3" json:"providers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -270,6 +273,71 @@ func (x *DescribeResponse) GetHandlerCounts() map[string]uint32 {
 	return nil
 }
 
+func (x *DescribeResponse) GetProviders() []*ProviderSpec {
+	if x != nil {
+		return x.Providers
+	}
+	return nil
+}
+
+// ProviderSpec is a model provider a plugin registers: a provider of
+// models.json's form, which adds a provider or changes one the agent has.
+type ProviderSpec struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Provider name (the provider of provider/model references).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Its configuration as a JSON object, the form of one provider of
+	// models.json (baseUrl, api, apiKey, headers, authHeader, compat,
+	// models, modelOverrides); models given replace the provider's models.
+	ConfigJson    []byte `protobuf:"bytes,2,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProviderSpec) Reset() {
+	*x = ProviderSpec{}
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProviderSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProviderSpec) ProtoMessage() {}
+
+func (x *ProviderSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProviderSpec.ProtoReflect.Descriptor instead.
+func (*ProviderSpec) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ProviderSpec) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ProviderSpec) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
 // CommandSpec describes a slash command.
 type CommandSpec struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -285,7 +353,7 @@ type CommandSpec struct {
 
 func (x *CommandSpec) Reset() {
 	*x = CommandSpec{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[2]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -297,7 +365,7 @@ func (x *CommandSpec) String() string {
 func (*CommandSpec) ProtoMessage() {}
 
 func (x *CommandSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[2]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -310,7 +378,7 @@ func (x *CommandSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandSpec.ProtoReflect.Descriptor instead.
 func (*CommandSpec) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{2}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CommandSpec) GetName() string {
@@ -355,7 +423,7 @@ type ToolSpec struct {
 
 func (x *ToolSpec) Reset() {
 	*x = ToolSpec{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[3]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -367,7 +435,7 @@ func (x *ToolSpec) String() string {
 func (*ToolSpec) ProtoMessage() {}
 
 func (x *ToolSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[3]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -380,7 +448,7 @@ func (x *ToolSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSpec.ProtoReflect.Descriptor instead.
 func (*ToolSpec) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{3}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ToolSpec) GetName() string {
@@ -442,7 +510,7 @@ type FlagSpec struct {
 
 func (x *FlagSpec) Reset() {
 	*x = FlagSpec{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -454,7 +522,7 @@ func (x *FlagSpec) String() string {
 func (*FlagSpec) ProtoMessage() {}
 
 func (x *FlagSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -467,7 +535,7 @@ func (x *FlagSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlagSpec.ProtoReflect.Descriptor instead.
 func (*FlagSpec) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *FlagSpec) GetName() string {
@@ -517,7 +585,7 @@ type HandleEventRequest struct {
 
 func (x *HandleEventRequest) Reset() {
 	*x = HandleEventRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -529,7 +597,7 @@ func (x *HandleEventRequest) String() string {
 func (*HandleEventRequest) ProtoMessage() {}
 
 func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -542,7 +610,7 @@ func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventRequest.ProtoReflect.Descriptor instead.
 func (*HandleEventRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *HandleEventRequest) GetEvent() string {
@@ -591,7 +659,7 @@ type HandleEventResponse struct {
 
 func (x *HandleEventResponse) Reset() {
 	*x = HandleEventResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -603,7 +671,7 @@ func (x *HandleEventResponse) String() string {
 func (*HandleEventResponse) ProtoMessage() {}
 
 func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -616,7 +684,7 @@ func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventResponse.ProtoReflect.Descriptor instead.
 func (*HandleEventResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *HandleEventResponse) GetResultJson() []byte {
@@ -651,7 +719,7 @@ type HandleEventsRequest struct {
 
 func (x *HandleEventsRequest) Reset() {
 	*x = HandleEventsRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -663,7 +731,7 @@ func (x *HandleEventsRequest) String() string {
 func (*HandleEventsRequest) ProtoMessage() {}
 
 func (x *HandleEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -676,7 +744,7 @@ func (x *HandleEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventsRequest.ProtoReflect.Descriptor instead.
 func (*HandleEventsRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *HandleEventsRequest) GetEvents() []*HandleEventRequest {
@@ -697,7 +765,7 @@ type HandleEventsResponse struct {
 
 func (x *HandleEventsResponse) Reset() {
 	*x = HandleEventsResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -709,7 +777,7 @@ func (x *HandleEventsResponse) String() string {
 func (*HandleEventsResponse) ProtoMessage() {}
 
 func (x *HandleEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -722,7 +790,7 @@ func (x *HandleEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventsResponse.ProtoReflect.Descriptor instead.
 func (*HandleEventsResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *HandleEventsResponse) GetErrors() []string {
@@ -747,7 +815,7 @@ type RunCommandRequest struct {
 
 func (x *RunCommandRequest) Reset() {
 	*x = RunCommandRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -759,7 +827,7 @@ func (x *RunCommandRequest) String() string {
 func (*RunCommandRequest) ProtoMessage() {}
 
 func (x *RunCommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -772,7 +840,7 @@ func (x *RunCommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunCommandRequest.ProtoReflect.Descriptor instead.
 func (*RunCommandRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RunCommandRequest) GetName() string {
@@ -807,7 +875,7 @@ type RunCommandResponse struct {
 
 func (x *RunCommandResponse) Reset() {
 	*x = RunCommandResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -819,7 +887,7 @@ func (x *RunCommandResponse) String() string {
 func (*RunCommandResponse) ProtoMessage() {}
 
 func (x *RunCommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -832,7 +900,7 @@ func (x *RunCommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunCommandResponse.ProtoReflect.Descriptor instead.
 func (*RunCommandResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RunCommandResponse) GetError() string {
@@ -857,7 +925,7 @@ type GetCommandCompletionsRequest struct {
 
 func (x *GetCommandCompletionsRequest) Reset() {
 	*x = GetCommandCompletionsRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -869,7 +937,7 @@ func (x *GetCommandCompletionsRequest) String() string {
 func (*GetCommandCompletionsRequest) ProtoMessage() {}
 
 func (x *GetCommandCompletionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -882,7 +950,7 @@ func (x *GetCommandCompletionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCommandCompletionsRequest.ProtoReflect.Descriptor instead.
 func (*GetCommandCompletionsRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetCommandCompletionsRequest) GetName() string {
@@ -921,7 +989,7 @@ type GetCommandCompletionsResponse struct {
 
 func (x *GetCommandCompletionsResponse) Reset() {
 	*x = GetCommandCompletionsResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +1001,7 @@ func (x *GetCommandCompletionsResponse) String() string {
 func (*GetCommandCompletionsResponse) ProtoMessage() {}
 
 func (x *GetCommandCompletionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +1014,7 @@ func (x *GetCommandCompletionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCommandCompletionsResponse.ProtoReflect.Descriptor instead.
 func (*GetCommandCompletionsResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetCommandCompletionsResponse) GetCompletions() []*Completion {
@@ -985,7 +1053,7 @@ type Completion struct {
 
 func (x *Completion) Reset() {
 	*x = Completion{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -997,7 +1065,7 @@ func (x *Completion) String() string {
 func (*Completion) ProtoMessage() {}
 
 func (x *Completion) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1010,7 +1078,7 @@ func (x *Completion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Completion.ProtoReflect.Descriptor instead.
 func (*Completion) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Completion) GetValue() string {
@@ -1051,7 +1119,7 @@ type ExecuteToolRequest struct {
 
 func (x *ExecuteToolRequest) Reset() {
 	*x = ExecuteToolRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1063,7 +1131,7 @@ func (x *ExecuteToolRequest) String() string {
 func (*ExecuteToolRequest) ProtoMessage() {}
 
 func (x *ExecuteToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1076,7 +1144,7 @@ func (x *ExecuteToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteToolRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteToolRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ExecuteToolRequest) GetName() string {
@@ -1131,7 +1199,7 @@ type ExecuteToolResponse struct {
 
 func (x *ExecuteToolResponse) Reset() {
 	*x = ExecuteToolResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1143,7 +1211,7 @@ func (x *ExecuteToolResponse) String() string {
 func (*ExecuteToolResponse) ProtoMessage() {}
 
 func (x *ExecuteToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1156,7 +1224,7 @@ func (x *ExecuteToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteToolResponse.ProtoReflect.Descriptor instead.
 func (*ExecuteToolResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ExecuteToolResponse) GetFinal() bool {
@@ -1238,7 +1306,7 @@ type EventLaneFrame struct {
 
 func (x *EventLaneFrame) Reset() {
 	*x = EventLaneFrame{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1250,7 +1318,7 @@ func (x *EventLaneFrame) String() string {
 func (*EventLaneFrame) ProtoMessage() {}
 
 func (x *EventLaneFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1263,7 +1331,7 @@ func (x *EventLaneFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventLaneFrame.ProtoReflect.Descriptor instead.
 func (*EventLaneFrame) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EventLaneFrame) GetId() uint64 {
@@ -1316,7 +1384,7 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\acontext\x18\x06 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\x1a=\n" +
 	"\x0fFlagValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xfa\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb8\x05\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12)\n" +
@@ -1329,13 +1397,18 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\vtimeouts_ms\x18\t \x03(\v22.atomic.plugin.v1.DescribeResponse.TimeoutsMsEntryR\n" +
 	"timeoutsMs\x12\\\n" +
 	"\x0ehandler_counts\x18\n" +
-	" \x03(\v25.atomic.plugin.v1.DescribeResponse.HandlerCountsEntryR\rhandlerCounts\x1a=\n" +
+	" \x03(\v25.atomic.plugin.v1.DescribeResponse.HandlerCountsEntryR\rhandlerCounts\x12<\n" +
+	"\tproviders\x18\v \x03(\v2\x1e.atomic.plugin.v1.ProviderSpecR\tproviders\x1a=\n" +
 	"\x0fTimeoutsMsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\x1a@\n" +
 	"\x12HandlerCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"}\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"C\n" +
+	"\fProviderSpec\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
+	"\vconfig_json\x18\x02 \x01(\fR\n" +
+	"configJson\"}\n" +
 	"\vCommandSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x128\n" +
@@ -1429,65 +1502,67 @@ func file_atomic_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_atomic_plugin_v1_plugin_proto_goTypes = []any{
 	(*DescribeRequest)(nil),               // 0: atomic.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),              // 1: atomic.plugin.v1.DescribeResponse
-	(*CommandSpec)(nil),                   // 2: atomic.plugin.v1.CommandSpec
-	(*ToolSpec)(nil),                      // 3: atomic.plugin.v1.ToolSpec
-	(*FlagSpec)(nil),                      // 4: atomic.plugin.v1.FlagSpec
-	(*HandleEventRequest)(nil),            // 5: atomic.plugin.v1.HandleEventRequest
-	(*HandleEventResponse)(nil),           // 6: atomic.plugin.v1.HandleEventResponse
-	(*HandleEventsRequest)(nil),           // 7: atomic.plugin.v1.HandleEventsRequest
-	(*HandleEventsResponse)(nil),          // 8: atomic.plugin.v1.HandleEventsResponse
-	(*RunCommandRequest)(nil),             // 9: atomic.plugin.v1.RunCommandRequest
-	(*RunCommandResponse)(nil),            // 10: atomic.plugin.v1.RunCommandResponse
-	(*GetCommandCompletionsRequest)(nil),  // 11: atomic.plugin.v1.GetCommandCompletionsRequest
-	(*GetCommandCompletionsResponse)(nil), // 12: atomic.plugin.v1.GetCommandCompletionsResponse
-	(*Completion)(nil),                    // 13: atomic.plugin.v1.Completion
-	(*ExecuteToolRequest)(nil),            // 14: atomic.plugin.v1.ExecuteToolRequest
-	(*ExecuteToolResponse)(nil),           // 15: atomic.plugin.v1.ExecuteToolResponse
-	(*EventLaneFrame)(nil),                // 16: atomic.plugin.v1.EventLaneFrame
-	nil,                                   // 17: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	nil,                                   // 18: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	nil,                                   // 19: atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
-	nil,                                   // 20: atomic.plugin.v1.EventLaneFrame.MetadataEntry
-	(*HandlerContext)(nil),                // 21: atomic.plugin.v1.HandlerContext
+	(*ProviderSpec)(nil),                  // 2: atomic.plugin.v1.ProviderSpec
+	(*CommandSpec)(nil),                   // 3: atomic.plugin.v1.CommandSpec
+	(*ToolSpec)(nil),                      // 4: atomic.plugin.v1.ToolSpec
+	(*FlagSpec)(nil),                      // 5: atomic.plugin.v1.FlagSpec
+	(*HandleEventRequest)(nil),            // 6: atomic.plugin.v1.HandleEventRequest
+	(*HandleEventResponse)(nil),           // 7: atomic.plugin.v1.HandleEventResponse
+	(*HandleEventsRequest)(nil),           // 8: atomic.plugin.v1.HandleEventsRequest
+	(*HandleEventsResponse)(nil),          // 9: atomic.plugin.v1.HandleEventsResponse
+	(*RunCommandRequest)(nil),             // 10: atomic.plugin.v1.RunCommandRequest
+	(*RunCommandResponse)(nil),            // 11: atomic.plugin.v1.RunCommandResponse
+	(*GetCommandCompletionsRequest)(nil),  // 12: atomic.plugin.v1.GetCommandCompletionsRequest
+	(*GetCommandCompletionsResponse)(nil), // 13: atomic.plugin.v1.GetCommandCompletionsResponse
+	(*Completion)(nil),                    // 14: atomic.plugin.v1.Completion
+	(*ExecuteToolRequest)(nil),            // 15: atomic.plugin.v1.ExecuteToolRequest
+	(*ExecuteToolResponse)(nil),           // 16: atomic.plugin.v1.ExecuteToolResponse
+	(*EventLaneFrame)(nil),                // 17: atomic.plugin.v1.EventLaneFrame
+	nil,                                   // 18: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
+	nil,                                   // 19: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
+	nil,                                   // 20: atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
+	nil,                                   // 21: atomic.plugin.v1.EventLaneFrame.MetadataEntry
+	(*HandlerContext)(nil),                // 22: atomic.plugin.v1.HandlerContext
 }
 var file_atomic_plugin_v1_plugin_proto_depIdxs = []int32{
-	17, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	21, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	2,  // 2: atomic.plugin.v1.DescribeResponse.commands:type_name -> atomic.plugin.v1.CommandSpec
-	3,  // 3: atomic.plugin.v1.DescribeResponse.tools:type_name -> atomic.plugin.v1.ToolSpec
-	4,  // 4: atomic.plugin.v1.DescribeResponse.flags:type_name -> atomic.plugin.v1.FlagSpec
-	18, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	19, // 6: atomic.plugin.v1.DescribeResponse.handler_counts:type_name -> atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
-	21, // 7: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	5,  // 8: atomic.plugin.v1.HandleEventsRequest.events:type_name -> atomic.plugin.v1.HandleEventRequest
-	21, // 9: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	21, // 10: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	13, // 11: atomic.plugin.v1.GetCommandCompletionsResponse.completions:type_name -> atomic.plugin.v1.Completion
-	21, // 12: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	20, // 13: atomic.plugin.v1.EventLaneFrame.metadata:type_name -> atomic.plugin.v1.EventLaneFrame.MetadataEntry
-	5,  // 14: atomic.plugin.v1.EventLaneFrame.request:type_name -> atomic.plugin.v1.HandleEventRequest
-	6,  // 15: atomic.plugin.v1.EventLaneFrame.response:type_name -> atomic.plugin.v1.HandleEventResponse
-	0,  // 16: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
-	5,  // 17: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
-	7,  // 18: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
-	9,  // 19: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
-	11, // 20: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
-	14, // 21: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
-	1,  // 22: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
-	6,  // 23: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
-	8,  // 24: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
-	10, // 25: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
-	12, // 26: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
-	15, // 27: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
-	22, // [22:28] is the sub-list for method output_type
-	16, // [16:22] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	18, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
+	22, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	3,  // 2: atomic.plugin.v1.DescribeResponse.commands:type_name -> atomic.plugin.v1.CommandSpec
+	4,  // 3: atomic.plugin.v1.DescribeResponse.tools:type_name -> atomic.plugin.v1.ToolSpec
+	5,  // 4: atomic.plugin.v1.DescribeResponse.flags:type_name -> atomic.plugin.v1.FlagSpec
+	19, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
+	20, // 6: atomic.plugin.v1.DescribeResponse.handler_counts:type_name -> atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
+	2,  // 7: atomic.plugin.v1.DescribeResponse.providers:type_name -> atomic.plugin.v1.ProviderSpec
+	22, // 8: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	6,  // 9: atomic.plugin.v1.HandleEventsRequest.events:type_name -> atomic.plugin.v1.HandleEventRequest
+	22, // 10: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	22, // 11: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	14, // 12: atomic.plugin.v1.GetCommandCompletionsResponse.completions:type_name -> atomic.plugin.v1.Completion
+	22, // 13: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	21, // 14: atomic.plugin.v1.EventLaneFrame.metadata:type_name -> atomic.plugin.v1.EventLaneFrame.MetadataEntry
+	6,  // 15: atomic.plugin.v1.EventLaneFrame.request:type_name -> atomic.plugin.v1.HandleEventRequest
+	7,  // 16: atomic.plugin.v1.EventLaneFrame.response:type_name -> atomic.plugin.v1.HandleEventResponse
+	0,  // 17: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
+	6,  // 18: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
+	8,  // 19: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
+	10, // 20: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
+	12, // 21: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
+	15, // 22: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
+	1,  // 23: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
+	7,  // 24: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
+	9,  // 25: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
+	11, // 26: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
+	13, // 27: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
+	16, // 28: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
+	23, // [23:29] is the sub-list for method output_type
+	17, // [17:23] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_atomic_plugin_v1_plugin_proto_init() }
@@ -1496,14 +1571,14 @@ func file_atomic_plugin_v1_plugin_proto_init() {
 		return
 	}
 	file_atomic_plugin_v1_types_proto_init()
-	file_atomic_plugin_v1_plugin_proto_msgTypes[5].OneofWrappers = []any{}
+	file_atomic_plugin_v1_plugin_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_plugin_proto_rawDesc), len(file_atomic_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
