@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"os"
@@ -71,6 +72,11 @@ func (rt *Runtime) reloadModels(force bool) {
 	// The offline provider needs no key, whatever changed its settings.
 	p.auth.SetKeyless(faux.ProviderID, true)
 	p.auth.SetProviders(settings)
+	// The offline models come last, as the catalogue has always listed
+	// them (the default model is the first usable one).
+	slices.SortStableFunc(models, func(a, b llm.Model) int {
+		return cmp.Compare(boolInt(a.Provider == faux.ProviderID), boolInt(b.Provider == faux.ProviderID))
+	})
 	rt.catalog.SetModels(models)
 
 	// Keep the active model's description current.
@@ -134,4 +140,11 @@ func (rt *Runtime) requestHeaders(m llm.Model, key string) map[string]string {
 		return m.Headers
 	}
 	return rt.prov.auth.Headers(m, key)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -223,6 +223,9 @@ func (rt *Runtime) registerExtensionTools() {
 func (h *extHost) RefreshExtensionTools() {
 	rt := h.rt
 	defer rt.applyExtensionProviders()
+	// A handler for an event the extension did not handle before (pi.on
+	// after loading) is called from the next event on.
+	rt.ext.bus.Refresh()
 	for _, ref := range rt.ext.mgr.Tools() {
 		name := ref.Spec.Name
 		active := true

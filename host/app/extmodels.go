@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -64,4 +65,19 @@ func (h *extHost) CompleteModel(ctx context.Context, provider, id string, call e
 		ThinkingLevel: level, APIKey: key, Headers: rt.requestHeaders(m, key),
 	}
 	return b.Finish(ctx, p.Stream(ctx, req, b))
+}
+
+// Settings implements extensions.SettingsHost: the settings files merged
+// with the command line's overrides, as pi's getSettings() (an empty
+// object when none were read).
+func (h *extHost) Settings() json.RawMessage {
+	merged := map[string]any{}
+	if l := h.rt.opts.Settings; l != nil && l.Merged != nil {
+		merged = l.Merged
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		return json.RawMessage("{}")
+	}
+	return b
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/mcp"
 )
 
@@ -20,6 +22,7 @@ type mcpState struct {
 
 	mu      sync.Mutex // serialises apply
 	ext     map[string]mcp.Server
+	extRaw  map[string]json.RawMessage // the configurations as registered
 	extList []string
 	started bool // the servers may be launched (StartMCP)
 
@@ -105,14 +108,52 @@ func (rt *Runtime) RegisterMCPServer(extensionPath, name string, config json.Raw
 	if err != nil {
 		return err
 	}
+	source := "extension:" + extensionPath
 	rt.mcp.mu.Lock()
-	if _, ok := rt.mcp.ext[name]; !ok {
+	if old, ok := rt.mcp.ext[name]; !ok {
 		rt.mcp.extList = append(rt.mcp.extList, name)
+	} else if old.Source != source {
+		rt.mcp.mu.Unlock()
+		return fmt.Errorf("MCP server %q is registered by another extension (%s)", name, strings.TrimPrefix(old.Source, "extension:"))
 	}
-	rt.mcp.ext[name] = mcp.Server{Name: name, Config: cfg, Source: "extension:" + extensionPath, Scope: mcp.ScopeExtension}
+	rt.mcp.ext[name] = mcp.Server{Name: name, Config: cfg, Source: source, Scope: mcp.ScopeExtension}
+	if rt.mcp.extRaw == nil {
+		rt.mcp.extRaw = map[string]json.RawMessage{}
+	}
+	rt.mcp.extRaw[name] = append(json.RawMessage(nil), config...)
 	rt.mcp.mu.Unlock()
 	rt.applyMCP()
 	return nil
+}
+
+// UnregisterMCPServer removes a server the extension registered (its
+// connection closes, its tools go); a name it did not register is left
+// alone, as in pi.
+func (rt *Runtime) UnregisterMCPServer(extensionPath, name string) {
+	rt.mcp.mu.Lock()
+	s, ok := rt.mcp.ext[name]
+	if !ok || s.Source != "extension:"+extensionPath {
+		rt.mcp.mu.Unlock()
+		return
+	}
+	delete(rt.mcp.ext, name)
+	delete(rt.mcp.extRaw, name)
+	rt.mcp.extList = slices.DeleteFunc(rt.mcp.extList, func(n string) bool { return n == name })
+	rt.mcp.mu.Unlock()
+	rt.applyMCP()
+}
+
+// RegisteredMCPServers lists the servers extensions registered, in
+// registration order (pi.getMcpServers()).
+func (rt *Runtime) RegisteredMCPServers() []extensions.RegisteredMCPServer {
+	rt.mcp.mu.Lock()
+	defer rt.mcp.mu.Unlock()
+	out := []extensions.RegisteredMCPServer{}
+	for _, name := range rt.mcp.extList {
+		out = append(out, extensions.RegisteredMCPServer{Name: name, Config: rt.mcp.extRaw[name],
+			ExtensionPath: strings.TrimPrefix(rt.mcp.ext[name].Source, "extension:")})
+	}
+	return out
 }
 
 // MCPServers lists the servers with their state, and the configuration
@@ -154,3 +195,18 @@ func (rt *Runtime) closeMCP() {
 func (h *extHost) RegisterMCPServer(extensionPath, name string, config json.RawMessage) error {
 	return h.rt.RegisterMCPServer(extensionPath, name, config)
 }
+
+// UnregisterMCPServer implements extensions.MCPServerRegistry.
+func (h *extHost) UnregisterMCPServer(extensionPath, name string) {
+	h.rt.UnregisterMCPServer(extensionPath, name)
+}
+
+// RegisteredMCPServers implements extensions.MCPServerRegistry.
+func (h *extHost) RegisteredMCPServers() []extensions.RegisteredMCPServer {
+	return h.rt.RegisteredMCPServers()
+}
+
+var (
+	_ extensions.MCPServerRegistry = (*extHost)(nil)
+	_ extensions.SettingsHost      = (*extHost)(nil)
+)

@@ -176,6 +176,10 @@ type Loaded struct {
 	Settings    Settings
 	Paths       Paths
 	Diagnostics []Diagnostic
+	// Merged is the files' settings as written, merged (the project's
+	// over the user's, objects key by key), with the overrides applied:
+	// what pi's getSettings() gives extensions.
+	Merged map[string]any
 }
 
 // Load reads the layered settings. overrides are the flag values (keys in
@@ -185,7 +189,7 @@ func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, 
 	v := viper.New()
 	v.SetConfigType("json")
 	defaults(v)
-	out := &Loaded{Paths: paths}
+	out := &Loaded{Paths: paths, Merged: map[string]any{}}
 	files := []string{paths.GlobalSettingsFile()}
 	if includeProject {
 		files = append(files, paths.ProjectSettingsFile())
@@ -209,6 +213,10 @@ func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, 
 			continue
 		}
 		out.Diagnostics = append(out.Diagnostics, keyDiagnostics(f, data, named)...)
+		var all map[string]any
+		if json.Unmarshal(data, &all) == nil {
+			mergeInto(out.Merged, all)
+		}
 		var layer struct {
 			DefaultTools *[]string `json:"defaultTools"`
 		}
@@ -221,6 +229,7 @@ func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, 
 		if err := v.MergeConfigMap(nestMap(overrides)); err != nil {
 			return nil, fmt.Errorf("apply flags: %w", err)
 		}
+		mergeInto(out.Merged, nestMap(overrides))
 	}
 	if err := v.Unmarshal(&out.Settings); err != nil {
 		out.Diagnostics = append(out.Diagnostics, Diagnostic{Path: paths.GlobalSettingsFile(), Message: "settings have wrong types: " + err.Error()})
@@ -254,6 +263,24 @@ func bindEnv(v *viper.Viper) {
 		"shellPath":            "ATOMIC_SHELL",
 	} {
 		_ = v.BindEnv(key, env)
+	}
+}
+
+// mergeInto merges over into dst: objects key by key, anything else
+// replaced.
+func mergeInto(dst, over map[string]any) {
+	for k, v := range over {
+		if vm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				mergeInto(dm, vm)
+				continue
+			}
+			cp := map[string]any{}
+			mergeInto(cp, vm)
+			dst[k] = cp
+			continue
+		}
+		dst[k] = v
 	}
 }
 

@@ -289,6 +289,12 @@ type Host interface {
 	Compact(ctx context.Context) (json.RawMessage, error)
 }
 
+// SettingsHost is implemented by hosts that give extensions the effective
+// settings (pi.getSettings()): a JSON object.
+type SettingsHost interface {
+	Settings() json.RawMessage
+}
+
 // ModelHost is implemented by hosts that let extensions use the agent's
 // models (ctx.modelRegistry): the catalogue, a provider's credentials for
 // the extension's own requests, and requests through the agent's

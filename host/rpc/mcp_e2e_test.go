@@ -456,3 +456,71 @@ func TestMCPReferenceServers(t *testing.T) {
 		t.Fatalf("resources %q", got)
 	}
 }
+
+// pi.getMcpServers lists what extensions registered (pi's
+// {name, config, extensionPath}), a name another extension registered is
+// refused, and pi.unregisterMcpServer takes the server away; in goja and
+// in Node.
+func TestMCPExtensionUnregistersAndLists(t *testing.T) {
+	for _, runtime := range []string{"goja", "node"} {
+		t.Run(runtime, func(t *testing.T) {
+			if runtime == "node" {
+				if _, err := exec.LookPath("node"); err != nil {
+					testreq.Missing(t, "node", "node is not on PATH (.ci/run installs Debian's nodejs)")
+				}
+			}
+			bin := mcpServerBin(t)
+			dir := t.TempDir()
+			owner := filepath.Join(dir, "owner.js")
+			other := filepath.Join(dir, "other.js")
+			srcs := map[string]string{
+				owner: `module.exports = function (pi) {
+  pi.registerMcpServer("fromext", { command: ` + mustJSON(t, bin) + `, exposure: "direct" });
+  pi.registerCommand("servers", { handler: async (_a, ctx) => {
+    ctx.ui.notify("servers " + JSON.stringify(pi.getMcpServers().map((s) => [s.name, s.config.exposure, require("path").basename(s.extensionPath)])));
+  } });
+  pi.registerCommand("drop", { handler: async () => { pi.unregisterMcpServer("fromext"); } });
+};`,
+				other: `module.exports = function (pi) {
+  pi.registerCommand("steal", { handler: async (_a, ctx) => {
+    pi.unregisterMcpServer("fromext"); // not its own: left alone
+    try { pi.registerMcpServer("fromext", { command: "true" }); ctx.ui.notify("steal taken"); }
+    catch (e) { ctx.ui.notify("steal refused: " + e.message); }
+  } });
+};`,
+			}
+			for p, src := range srcs {
+				if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, _ := json.Marshal(map[string]any{"extensionRuntime": runtime})
+			a := e2e.Start(t, e2e.Options{Args: []string{"-e", owner, "-e", other}, AgentFiles: map[string]string{"settings.json": string(b)}})
+			notice := func(command, prefix string) string {
+				from := a.Len()
+				a.MustSucceed(map[string]any{"type": "prompt", "message": "/" + command})
+				r := a.WaitFrom(from, 10*time.Second, func(r e2e.Record) bool {
+					m, _ := r["message"].(string)
+					return r.Type() == "extension_ui_request" && strings.HasPrefix(m, prefix)
+				})
+				return r["message"].(string)
+			}
+			if got := notice("servers", "servers "); got != `servers [["fromext","direct","owner.js"]]` {
+				t.Errorf("getMcpServers: %s", got)
+			}
+			if got := notice("steal", "steal "); !strings.Contains(got, "refused") || !strings.Contains(got, "registered by another extension") {
+				t.Errorf("another extension's name: %s", got)
+			}
+			if mcpServers(t, a)["fromext"] == nil {
+				t.Fatalf("the server went: %v", mcpServers(t, a))
+			}
+			a.MustSucceed(map[string]any{"type": "prompt", "message": "/drop"})
+			if s := mcpServers(t, a)["fromext"]; s != nil {
+				t.Errorf("after unregisterMcpServer: %v", s)
+			}
+			if got := notice("servers", "servers "); got != "servers []" {
+				t.Errorf("getMcpServers after: %s", got)
+			}
+		})
+	}
+}

@@ -218,6 +218,34 @@ func (s *Server) RegisterMcpServer(_ context.Context, r *pb.RegisterMcpServerReq
 	return &pb.RegisterMcpServerResponse{}, nil
 }
 
+func (s *Server) mcpRegistry() (extensions.MCPServerRegistry, error) {
+	if reg, ok := s.Host.(extensions.MCPServerRegistry); ok {
+		return reg, nil
+	}
+	return nil, status.Error(codes.Unimplemented, "this agent has no MCP servers of extensions")
+}
+
+func (s *Server) UnregisterMcpServer(_ context.Context, r *pb.UnregisterMcpServerRequest) (*pb.UnregisterMcpServerResponse, error) {
+	reg, err := s.mcpRegistry()
+	if err != nil {
+		return nil, err
+	}
+	reg.UnregisterMCPServer(s.Path, r.Name)
+	return &pb.UnregisterMcpServerResponse{}, nil
+}
+
+func (s *Server) ListMcpServers(context.Context, *pb.ListMcpServersRequest) (*pb.ListMcpServersResponse, error) {
+	reg, err := s.mcpRegistry()
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(reg.RegisteredMCPServers())
+	if err != nil {
+		return nil, failed(err)
+	}
+	return &pb.ListMcpServersResponse{ServersJson: b}, nil
+}
+
 func (s *Server) Compact(ctx context.Context, _ *pb.CompactRequest) (*pb.CompactResponse, error) {
 	res, err := s.Host.Compact(ctx)
 	if err != nil {
@@ -390,6 +418,15 @@ func (s *Server) WaitForIdle(ctx context.Context, _ *pb.WaitForIdleRequest) (*pb
 }
 
 // modelHost is the host's ModelHost, or an Unimplemented error.
+// GetSettings answers with the host's effective settings.
+func (s *Server) GetSettings(context.Context, *pb.GetSettingsRequest) (*pb.GetSettingsResponse, error) {
+	sh, ok := s.Host.(extensions.SettingsHost)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "this host has no settings for extensions")
+	}
+	return &pb.GetSettingsResponse{SettingsJson: sh.Settings()}, nil
+}
+
 func (s *Server) modelHost() (extensions.ModelHost, error) {
 	if mh, ok := s.Host.(extensions.ModelHost); ok {
 		return mh, nil

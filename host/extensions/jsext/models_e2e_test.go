@@ -3,6 +3,7 @@ package jsext_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -99,15 +100,23 @@ export default function (pi: any) {
 }
 
 // startInRuntime starts the agent with the extension in the runtime
-// ("goja", "node", or "isolated": goja in a child process) and the faux
-// model's script.
-func startInRuntime(t *testing.T, runtime, ext string, script []map[string]any) *e2e.Agent {
+// ("goja", "node", or "isolated": goja in a child process), the faux
+// model's script, and further settings.
+func startInRuntime(t *testing.T, runtime, ext string, script []map[string]any, settings ...map[string]any) *e2e.Agent {
 	t.Helper()
-	settings := fmt.Sprintf(`{"extensionRuntime": %q}`, runtime)
+	all := map[string]any{"extensionRuntime": runtime}
 	args := []string{"-e", ext}
 	if runtime == "isolated" {
-		entry, _ := json.Marshal(map[string]any{"path": ext, "isolation": "process"})
-		settings, args = `{"extensionRuntime": "goja", "extensions": [`+string(entry)+`]}`, nil
+		all["extensionRuntime"] = "goja"
+		all["extensions"] = []any{map[string]any{"path": ext, "isolation": "process"}}
+		args = nil
 	}
-	return e2e.Start(t, e2e.Options{Args: args, AgentFiles: map[string]string{"settings.json": settings}, Script: script})
+	for _, s := range settings {
+		maps.Copy(all, s)
+	}
+	b, err := json.Marshal(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e2e.Start(t, e2e.Options{Args: args, AgentFiles: map[string]string{"settings.json": string(b)}, Script: script})
 }

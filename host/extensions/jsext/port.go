@@ -228,10 +228,6 @@ func (s *Script) setRegistrations(d *pb.DescribeResponse) error {
 		if known[e] {
 			continue
 		}
-		if s.loaded {
-			s.log.Warn("pi.on() after loading: the handler is only called for events the extension already handled at load time", "event", e)
-			continue
-		}
 		if _, ok := hooks.Kinds[e]; !ok {
 			s.log.Warn("pi.on(): atomic never sends this event", "event", e)
 		}

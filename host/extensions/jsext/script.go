@@ -54,7 +54,6 @@ type Script struct {
 	providers     []extensions.ProviderSpec
 	stops         []time.Time
 	dead          error
-	loaded        bool
 
 	deadNoted atomic.Bool
 }
@@ -164,7 +163,6 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 	}
 	s.vm.onStop = s.noteStop
 	s.mu.Lock()
-	s.loaded = true
 	s.mu.Unlock()
 	return s, nil
 }

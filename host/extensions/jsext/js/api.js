@@ -447,8 +447,19 @@ module.exports = function makeAPI(engine) {
     on(event, handler) {
       needString("pi.on: the event name", event);
       if (typeof handler !== "function") throw new TypeError(`pi.on("${event}"): the handler must be a function`);
-      (handlers[event] || (handlers[event] = [])).push(handler);
+      // Its own registration (the same function twice is two), so that
+      // the unsubscribe function removes only this one.
+      const registration = (ev, ctx) => handler(ev, ctx);
+      (handlers[event] || (handlers[event] = [])).push(registration);
       registered();
+      return () => {
+        const hs = handlers[event];
+        const i = hs ? hs.indexOf(registration) : -1;
+        if (i < 0) return;
+        hs.splice(i, 1);
+        if (hs.length === 0) delete handlers[event];
+        registered();
+      };
     },
     registerCommand(name, options) {
       needString("registerCommand: the name", name);
@@ -497,6 +508,12 @@ module.exports = function makeAPI(engine) {
         throw new Error(`registerMcpServer: ${errText(e)}`);
       }
     },
+    unregisterMcpServer(name) {
+      sync("UnregisterMcpServer", { name: String(name) });
+    },
+    getMcpServers() {
+      return sync("ListMcpServers", {}).servers_json || [];
+    },
     registerShortcut() {},
     registerMessageRenderer() {},
     registerEntryRenderer() {},
@@ -524,6 +541,9 @@ module.exports = function makeAPI(engine) {
       providers.delete(n);
       providers.set(n, JSON.parse(JSON.stringify(plain)));
       registered();
+    },
+    getSettings() {
+      return sync("GetSettings", {}, null).settings_json || {};
     },
     unregisterProvider(name) {
       if (providers.delete(String(name))) registered();
@@ -627,7 +647,8 @@ module.exports = function makeAPI(engine) {
     const hs = handlers[name];
     if (!hs || hs.length === 0) return undefined;
     if (index !== undefined && index !== null && index >= 0) {
-      if (index >= hs.length) throw new Error(`${name} has no handler ${index}`);
+      // (A handler removed since the agent counted them has nothing to do.)
+      if (index >= hs.length) return undefined;
       return runOne(call, name, hs[index], event);
     }
     if (hs.length === 1) return runOne(call, name, hs[0], event);

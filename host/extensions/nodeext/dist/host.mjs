@@ -468,6 +468,15 @@ service HostService {
   // (ctx.modelRegistry.complete and streamSimple, pi-ai's complete). The
   // request ends with the call.
   rpc CompleteModel(CompleteModelRequest) returns (CompleteModelResponse);
+  // GetSettings answers with the agent's effective settings (pi's
+  // pi.getSettings()).
+  rpc GetSettings(GetSettingsRequest) returns (GetSettingsResponse);
+  // UnregisterMcpServer removes a server the extension registered
+  // (pi.unregisterMcpServer); another extension's is left alone.
+  rpc UnregisterMcpServer(UnregisterMcpServerRequest) returns (UnregisterMcpServerResponse);
+  // ListMcpServers lists the servers extensions registered
+  // (pi.getMcpServers).
+  rpc ListMcpServers(ListMcpServersRequest) returns (ListMcpServersResponse);
 }
 
 // SendMessageRequest carries a custom message.
@@ -901,6 +910,33 @@ message CompleteModelRequest {
 // "aborted" and errorMessage).
 message CompleteModelResponse {
   bytes message_json = 1;
+}
+
+// UnregisterMcpServerRequest names the server.
+message UnregisterMcpServerRequest {
+  string name = 1;
+}
+
+// UnregisterMcpServerResponse acknowledges the removal.
+message UnregisterMcpServerResponse {}
+
+// ListMcpServersRequest asks for the servers extensions registered.
+message ListMcpServersRequest {}
+
+// ListMcpServersResponse carries them as a JSON array of
+// {name, config, extensionPath} in registration order.
+message ListMcpServersResponse {
+  bytes servers_json = 1;
+}
+
+// GetSettingsRequest asks for the effective settings.
+message GetSettingsRequest {}
+
+// GetSettingsResponse carries the settings as a JSON object: the user's
+// and the (trusted) project's settings.json merged, the project's over the
+// user's object by object, with the command line's overrides applied.
+message GetSettingsResponse {
+  bytes settings_json = 1;
 }
 `;var goPluginProto=`
 syntax = "proto3";

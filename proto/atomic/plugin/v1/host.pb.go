@@ -3221,6 +3221,255 @@ func (x *CompleteModelResponse) GetMessageJson() []byte {
 	return nil
 }
 
+// UnregisterMcpServerRequest names the server.
+type UnregisterMcpServerRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnregisterMcpServerRequest) Reset() {
+	*x = UnregisterMcpServerRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnregisterMcpServerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnregisterMcpServerRequest) ProtoMessage() {}
+
+func (x *UnregisterMcpServerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnregisterMcpServerRequest.ProtoReflect.Descriptor instead.
+func (*UnregisterMcpServerRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *UnregisterMcpServerRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// UnregisterMcpServerResponse acknowledges the removal.
+type UnregisterMcpServerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnregisterMcpServerResponse) Reset() {
+	*x = UnregisterMcpServerResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnregisterMcpServerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnregisterMcpServerResponse) ProtoMessage() {}
+
+func (x *UnregisterMcpServerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnregisterMcpServerResponse.ProtoReflect.Descriptor instead.
+func (*UnregisterMcpServerResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{63}
+}
+
+// ListMcpServersRequest asks for the servers extensions registered.
+type ListMcpServersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMcpServersRequest) Reset() {
+	*x = ListMcpServersRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMcpServersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMcpServersRequest) ProtoMessage() {}
+
+func (x *ListMcpServersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMcpServersRequest.ProtoReflect.Descriptor instead.
+func (*ListMcpServersRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{64}
+}
+
+// ListMcpServersResponse carries them as a JSON array of
+// {name, config, extensionPath} in registration order.
+type ListMcpServersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ServersJson   []byte                 `protobuf:"bytes,1,opt,name=servers_json,json=serversJson,proto3" json:"servers_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMcpServersResponse) Reset() {
+	*x = ListMcpServersResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMcpServersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMcpServersResponse) ProtoMessage() {}
+
+func (x *ListMcpServersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMcpServersResponse.ProtoReflect.Descriptor instead.
+func (*ListMcpServersResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *ListMcpServersResponse) GetServersJson() []byte {
+	if x != nil {
+		return x.ServersJson
+	}
+	return nil
+}
+
+// GetSettingsRequest asks for the effective settings.
+type GetSettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSettingsRequest) Reset() {
+	*x = GetSettingsRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSettingsRequest) ProtoMessage() {}
+
+func (x *GetSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{66}
+}
+
+// GetSettingsResponse carries the settings as a JSON object: the user's
+// and the (trusted) project's settings.json merged, the project's over the
+// user's object by object, with the command line's overrides applied.
+type GetSettingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SettingsJson  []byte                 `protobuf:"bytes,1,opt,name=settings_json,json=settingsJson,proto3" json:"settings_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSettingsResponse) Reset() {
+	*x = GetSettingsResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSettingsResponse) ProtoMessage() {}
+
+func (x *GetSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSettingsResponse.ProtoReflect.Descriptor instead.
+func (*GetSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *GetSettingsResponse) GetSettingsJson() []byte {
+	if x != nil {
+		return x.SettingsJson
+	}
+	return nil
+}
+
 var File_atomic_plugin_v1_host_proto protoreflect.FileDescriptor
 
 const file_atomic_plugin_v1_host_proto_rawDesc = "" +
@@ -3401,7 +3650,16 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\fcontext_json\x18\x03 \x01(\fR\vcontextJson\x12!\n" +
 	"\foptions_json\x18\x04 \x01(\fR\voptionsJson\":\n" +
 	"\x15CompleteModelResponse\x12!\n" +
-	"\fmessage_json\x18\x01 \x01(\fR\vmessageJson2\x80\x16\n" +
+	"\fmessage_json\x18\x01 \x01(\fR\vmessageJson\"0\n" +
+	"\x1aUnregisterMcpServerRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\x1d\n" +
+	"\x1bUnregisterMcpServerResponse\"\x17\n" +
+	"\x15ListMcpServersRequest\";\n" +
+	"\x16ListMcpServersResponse\x12!\n" +
+	"\fservers_json\x18\x01 \x01(\fR\vserversJson\"\x14\n" +
+	"\x12GetSettingsRequest\":\n" +
+	"\x13GetSettingsResponse\x12#\n" +
+	"\rsettings_json\x18\x01 \x01(\fR\fsettingsJson2\xb5\x18\n" +
 	"\vHostService\x12Z\n" +
 	"\vSendMessage\x12$.atomic.plugin.v1.SendMessageRequest\x1a%.atomic.plugin.v1.SendMessageResponse\x12f\n" +
 	"\x0fSendUserMessage\x12(.atomic.plugin.v1.SendUserMessageRequest\x1a).atomic.plugin.v1.SendUserMessageResponse\x12Z\n" +
@@ -3436,7 +3694,10 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\n" +
 	"ListModels\x12#.atomic.plugin.v1.ListModelsRequest\x1a$.atomic.plugin.v1.ListModelsResponse\x12]\n" +
 	"\fGetModelAuth\x12%.atomic.plugin.v1.GetModelAuthRequest\x1a&.atomic.plugin.v1.GetModelAuthResponse\x12`\n" +
-	"\rCompleteModel\x12&.atomic.plugin.v1.CompleteModelRequest\x1a'.atomic.plugin.v1.CompleteModelResponseB=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
+	"\rCompleteModel\x12&.atomic.plugin.v1.CompleteModelRequest\x1a'.atomic.plugin.v1.CompleteModelResponse\x12Z\n" +
+	"\vGetSettings\x12$.atomic.plugin.v1.GetSettingsRequest\x1a%.atomic.plugin.v1.GetSettingsResponse\x12r\n" +
+	"\x13UnregisterMcpServer\x12,.atomic.plugin.v1.UnregisterMcpServerRequest\x1a-.atomic.plugin.v1.UnregisterMcpServerResponse\x12c\n" +
+	"\x0eListMcpServers\x12'.atomic.plugin.v1.ListMcpServersRequest\x1a(.atomic.plugin.v1.ListMcpServersResponseB=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
 
 var (
 	file_atomic_plugin_v1_host_proto_rawDescOnce sync.Once
@@ -3450,7 +3711,7 @@ func file_atomic_plugin_v1_host_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_host_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
+var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 68)
 var file_atomic_plugin_v1_host_proto_goTypes = []any{
 	(*SendMessageRequest)(nil),          // 0: atomic.plugin.v1.SendMessageRequest
 	(*SendMessageResponse)(nil),         // 1: atomic.plugin.v1.SendMessageResponse
@@ -3514,16 +3775,22 @@ var file_atomic_plugin_v1_host_proto_goTypes = []any{
 	(*GetModelAuthResponse)(nil),        // 59: atomic.plugin.v1.GetModelAuthResponse
 	(*CompleteModelRequest)(nil),        // 60: atomic.plugin.v1.CompleteModelRequest
 	(*CompleteModelResponse)(nil),       // 61: atomic.plugin.v1.CompleteModelResponse
-	(*HandlerContext)(nil),              // 62: atomic.plugin.v1.HandlerContext
-	(*DescribeResponse)(nil),            // 63: atomic.plugin.v1.DescribeResponse
+	(*UnregisterMcpServerRequest)(nil),  // 62: atomic.plugin.v1.UnregisterMcpServerRequest
+	(*UnregisterMcpServerResponse)(nil), // 63: atomic.plugin.v1.UnregisterMcpServerResponse
+	(*ListMcpServersRequest)(nil),       // 64: atomic.plugin.v1.ListMcpServersRequest
+	(*ListMcpServersResponse)(nil),      // 65: atomic.plugin.v1.ListMcpServersResponse
+	(*GetSettingsRequest)(nil),          // 66: atomic.plugin.v1.GetSettingsRequest
+	(*GetSettingsResponse)(nil),         // 67: atomic.plugin.v1.GetSettingsResponse
+	(*HandlerContext)(nil),              // 68: atomic.plugin.v1.HandlerContext
+	(*DescribeResponse)(nil),            // 69: atomic.plugin.v1.DescribeResponse
 }
 var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
-	62, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	62, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	62, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	62, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	62, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	63, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
+	68, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	68, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	68, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	68, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	68, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	69, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
 	0,  // 6: atomic.plugin.v1.HostService.SendMessage:input_type -> atomic.plugin.v1.SendMessageRequest
 	2,  // 7: atomic.plugin.v1.HostService.SendUserMessage:input_type -> atomic.plugin.v1.SendUserMessageRequest
 	4,  // 8: atomic.plugin.v1.HostService.AppendEntry:input_type -> atomic.plugin.v1.AppendEntryRequest
@@ -3555,39 +3822,45 @@ var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
 	56, // 34: atomic.plugin.v1.HostService.ListModels:input_type -> atomic.plugin.v1.ListModelsRequest
 	58, // 35: atomic.plugin.v1.HostService.GetModelAuth:input_type -> atomic.plugin.v1.GetModelAuthRequest
 	60, // 36: atomic.plugin.v1.HostService.CompleteModel:input_type -> atomic.plugin.v1.CompleteModelRequest
-	1,  // 37: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
-	3,  // 38: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
-	5,  // 39: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
-	7,  // 40: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
-	9,  // 41: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
-	11, // 42: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
-	13, // 43: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
-	15, // 44: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
-	17, // 45: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
-	19, // 46: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
-	21, // 47: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
-	23, // 48: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
-	25, // 49: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
-	27, // 50: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
-	29, // 51: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
-	31, // 52: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
-	33, // 53: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
-	35, // 54: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
-	37, // 55: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
-	42, // 56: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
-	43, // 57: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
-	44, // 58: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
-	45, // 59: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
-	47, // 60: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
-	49, // 61: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
-	51, // 62: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
-	53, // 63: atomic.plugin.v1.HostService.Shutdown:output_type -> atomic.plugin.v1.ShutdownResponse
-	55, // 64: atomic.plugin.v1.HostService.WaitForIdle:output_type -> atomic.plugin.v1.WaitForIdleResponse
-	57, // 65: atomic.plugin.v1.HostService.ListModels:output_type -> atomic.plugin.v1.ListModelsResponse
-	59, // 66: atomic.plugin.v1.HostService.GetModelAuth:output_type -> atomic.plugin.v1.GetModelAuthResponse
-	61, // 67: atomic.plugin.v1.HostService.CompleteModel:output_type -> atomic.plugin.v1.CompleteModelResponse
-	37, // [37:68] is the sub-list for method output_type
-	6,  // [6:37] is the sub-list for method input_type
+	66, // 37: atomic.plugin.v1.HostService.GetSettings:input_type -> atomic.plugin.v1.GetSettingsRequest
+	62, // 38: atomic.plugin.v1.HostService.UnregisterMcpServer:input_type -> atomic.plugin.v1.UnregisterMcpServerRequest
+	64, // 39: atomic.plugin.v1.HostService.ListMcpServers:input_type -> atomic.plugin.v1.ListMcpServersRequest
+	1,  // 40: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
+	3,  // 41: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
+	5,  // 42: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
+	7,  // 43: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
+	9,  // 44: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
+	11, // 45: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
+	13, // 46: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
+	15, // 47: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
+	17, // 48: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
+	19, // 49: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
+	21, // 50: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
+	23, // 51: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
+	25, // 52: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
+	27, // 53: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
+	29, // 54: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
+	31, // 55: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
+	33, // 56: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
+	35, // 57: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
+	37, // 58: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
+	42, // 59: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
+	43, // 60: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
+	44, // 61: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
+	45, // 62: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
+	47, // 63: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
+	49, // 64: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
+	51, // 65: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
+	53, // 66: atomic.plugin.v1.HostService.Shutdown:output_type -> atomic.plugin.v1.ShutdownResponse
+	55, // 67: atomic.plugin.v1.HostService.WaitForIdle:output_type -> atomic.plugin.v1.WaitForIdleResponse
+	57, // 68: atomic.plugin.v1.HostService.ListModels:output_type -> atomic.plugin.v1.ListModelsResponse
+	59, // 69: atomic.plugin.v1.HostService.GetModelAuth:output_type -> atomic.plugin.v1.GetModelAuthResponse
+	61, // 70: atomic.plugin.v1.HostService.CompleteModel:output_type -> atomic.plugin.v1.CompleteModelResponse
+	67, // 71: atomic.plugin.v1.HostService.GetSettings:output_type -> atomic.plugin.v1.GetSettingsResponse
+	63, // 72: atomic.plugin.v1.HostService.UnregisterMcpServer:output_type -> atomic.plugin.v1.UnregisterMcpServerResponse
+	65, // 73: atomic.plugin.v1.HostService.ListMcpServers:output_type -> atomic.plugin.v1.ListMcpServersResponse
+	40, // [40:74] is the sub-list for method output_type
+	6,  // [6:40] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -3606,7 +3879,7 @@ func file_atomic_plugin_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_host_proto_rawDesc), len(file_atomic_plugin_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   62,
+			NumMessages:   68,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

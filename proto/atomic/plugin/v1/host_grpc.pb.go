@@ -56,6 +56,9 @@ const (
 	HostService_ListModels_FullMethodName          = "/atomic.plugin.v1.HostService/ListModels"
 	HostService_GetModelAuth_FullMethodName        = "/atomic.plugin.v1.HostService/GetModelAuth"
 	HostService_CompleteModel_FullMethodName       = "/atomic.plugin.v1.HostService/CompleteModel"
+	HostService_GetSettings_FullMethodName         = "/atomic.plugin.v1.HostService/GetSettings"
+	HostService_UnregisterMcpServer_FullMethodName = "/atomic.plugin.v1.HostService/UnregisterMcpServer"
+	HostService_ListMcpServers_FullMethodName      = "/atomic.plugin.v1.HostService/ListMcpServers"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -155,6 +158,15 @@ type HostServiceClient interface {
 	// (ctx.modelRegistry.complete and streamSimple, pi-ai's complete). The
 	// request ends with the call.
 	CompleteModel(ctx context.Context, in *CompleteModelRequest, opts ...grpc.CallOption) (*CompleteModelResponse, error)
+	// GetSettings answers with the agent's effective settings (pi's
+	// pi.getSettings()).
+	GetSettings(ctx context.Context, in *GetSettingsRequest, opts ...grpc.CallOption) (*GetSettingsResponse, error)
+	// UnregisterMcpServer removes a server the extension registered
+	// (pi.unregisterMcpServer); another extension's is left alone.
+	UnregisterMcpServer(ctx context.Context, in *UnregisterMcpServerRequest, opts ...grpc.CallOption) (*UnregisterMcpServerResponse, error)
+	// ListMcpServers lists the servers extensions registered
+	// (pi.getMcpServers).
+	ListMcpServers(ctx context.Context, in *ListMcpServersRequest, opts ...grpc.CallOption) (*ListMcpServersResponse, error)
 }
 
 type hostServiceClient struct {
@@ -484,6 +496,36 @@ func (c *hostServiceClient) CompleteModel(ctx context.Context, in *CompleteModel
 	return out, nil
 }
 
+func (c *hostServiceClient) GetSettings(ctx context.Context, in *GetSettingsRequest, opts ...grpc.CallOption) (*GetSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSettingsResponse)
+	err := c.cc.Invoke(ctx, HostService_GetSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) UnregisterMcpServer(ctx context.Context, in *UnregisterMcpServerRequest, opts ...grpc.CallOption) (*UnregisterMcpServerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnregisterMcpServerResponse)
+	err := c.cc.Invoke(ctx, HostService_UnregisterMcpServer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) ListMcpServers(ctx context.Context, in *ListMcpServersRequest, opts ...grpc.CallOption) (*ListMcpServersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMcpServersResponse)
+	err := c.cc.Invoke(ctx, HostService_ListMcpServers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -581,6 +623,15 @@ type HostServiceServer interface {
 	// (ctx.modelRegistry.complete and streamSimple, pi-ai's complete). The
 	// request ends with the call.
 	CompleteModel(context.Context, *CompleteModelRequest) (*CompleteModelResponse, error)
+	// GetSettings answers with the agent's effective settings (pi's
+	// pi.getSettings()).
+	GetSettings(context.Context, *GetSettingsRequest) (*GetSettingsResponse, error)
+	// UnregisterMcpServer removes a server the extension registered
+	// (pi.unregisterMcpServer); another extension's is left alone.
+	UnregisterMcpServer(context.Context, *UnregisterMcpServerRequest) (*UnregisterMcpServerResponse, error)
+	// ListMcpServers lists the servers extensions registered
+	// (pi.getMcpServers).
+	ListMcpServers(context.Context, *ListMcpServersRequest) (*ListMcpServersResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -683,6 +734,15 @@ func (UnimplementedHostServiceServer) GetModelAuth(context.Context, *GetModelAut
 }
 func (UnimplementedHostServiceServer) CompleteModel(context.Context, *CompleteModelRequest) (*CompleteModelResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method CompleteModel not implemented")
+}
+func (UnimplementedHostServiceServer) GetSettings(context.Context, *GetSettingsRequest) (*GetSettingsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetSettings not implemented")
+}
+func (UnimplementedHostServiceServer) UnregisterMcpServer(context.Context, *UnregisterMcpServerRequest) (*UnregisterMcpServerResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method UnregisterMcpServer not implemented")
+}
+func (UnimplementedHostServiceServer) ListMcpServers(context.Context, *ListMcpServersRequest) (*ListMcpServersResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListMcpServers not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -1256,6 +1316,60 @@ func _HostService_CompleteModel_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_GetSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).GetSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_GetSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).GetSettings(ctx, req.(*GetSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_UnregisterMcpServer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnregisterMcpServerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).UnregisterMcpServer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_UnregisterMcpServer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).UnregisterMcpServer(ctx, req.(*UnregisterMcpServerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_ListMcpServers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMcpServersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).ListMcpServers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_ListMcpServers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).ListMcpServers(ctx, req.(*ListMcpServersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1382,6 +1496,18 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CompleteModel",
 			Handler:    _HostService_CompleteModel_Handler,
+		},
+		{
+			MethodName: "GetSettings",
+			Handler:    _HostService_GetSettings_Handler,
+		},
+		{
+			MethodName: "UnregisterMcpServer",
+			Handler:    _HostService_UnregisterMcpServer_Handler,
+		},
+		{
+			MethodName: "ListMcpServers",
+			Handler:    _HostService_ListMcpServers_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

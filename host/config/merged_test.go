@@ -1,0 +1,40 @@
+package config
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Loaded.Merged is pi's getSettings(): the files as written, the
+// project's over the user's object by object, the overrides last; an
+// untrusted project's file is left out.
+func TestMergedSettings(t *testing.T) {
+	agent, project := t.TempDir(), t.TempDir()
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(agent, "settings.json"), `{"theme": "dark", "retry": {"enabled": true, "maxRetries": 3}, "myExt": {"a": 1, "b": [1]}}`)
+	write(filepath.Join(project, "settings.json"), `{"retry": {"maxRetries": 5}, "myExt": {"b": [2]}}`)
+	paths := Paths{AgentDir: agent, ProjectDir: project}
+	l, err := Load(paths, true, map[string]any{"retry.baseDelayMs": 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(l.Merged)
+	want := `{"myExt":{"a":1,"b":[2]},"retry":{"baseDelayMs":7,"enabled":true,"maxRetries":5},"theme":"dark"}`
+	if string(got) != want {
+		t.Errorf("merged %s, want %s", got, want)
+	}
+	l, err = Load(paths, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = json.Marshal(l.Merged)
+	if want := `{"myExt":{"a":1,"b":[1]},"retry":{"enabled":true,"maxRetries":3},"theme":"dark"}`; string(got) != want {
+		t.Errorf("untrusted: %s, want %s", got, want)
+	}
+}
