@@ -255,7 +255,10 @@ func safeStream(ctx context.Context, p llm.Provider, req *llm.Request, b *llm.Bu
 
 type toolRun struct {
 	call llm.ContentBlock
-	args map[string]any // as the model sent them (events)
+	// parent is the tool call a nested call is made from (CallTool);
+	// "" for the model's calls.
+	parent string
+	args   map[string]any // as the model sent them (events)
 	// execArgs are the validated, coerced arguments the tool and the
 	// hooks get.
 	execArgs map[string]any
@@ -286,51 +289,7 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 			tr.fail("Tool call was not executed: the response hit the output length limit before it was complete.")
 			continue
 		}
-		if ctx.Err() != nil {
-			tr.fail("Operation aborted")
-			continue
-		}
-		var t tools.Tool
-		var ok bool
-		if cfg.Tools != nil {
-			t, ok = cfg.Tools.Get(c.Name)
-			if ok && !cfg.Tools.IsActive(c.Name) {
-				ok = false
-			}
-		}
-		if !ok {
-			tr.fail(fmt.Sprintf("Tool %s not found", c.Name))
-			continue
-		}
-		tr.tool = t
-		if c.ArgumentsError != "" {
-			tr.fail(`Invalid arguments for tool "` + c.Name + `": ` + c.ArgumentsError)
-			continue
-		}
-		// The tool and the hooks get the coerced arguments; the events
-		// and the transcript keep what the model sent.
-		coerced, err := cfg.Tools.Validate(t, args, c.RawArguments)
-		if err != nil {
-			tr.fail(err.Error())
-			continue
-		}
-		args, tr.execArgs = coerced, coerced
-		if cfg.BeforeToolCall != nil {
-			d, err := beforeToolCall(ctx, cfg, c, args)
-			if err != nil {
-				tr.fail(err.Error())
-				continue
-			}
-			if d.Block {
-				reason := d.Reason
-				if reason == "" {
-					reason = "Tool execution was blocked"
-				}
-				tr.fail(reason)
-				tr.result.Terminate = d.Terminate
-				continue
-			}
-		}
+		tr.prepare(ctx, cfg)
 	}
 
 	var mu sync.Mutex // serialises the events of concurrent tools
@@ -340,7 +299,7 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 		}
 		mu.Lock()
 		tr.ended = true // later updates from a misbehaving tool are dropped
-		cfg.emit(events.ToolExecutionEnd{ToolCallID: tr.call.ID, ToolName: tr.call.Name, Result: tr.result, IsError: tr.isError, DurationMs: tr.duration})
+		tr.emitEnd(cfg)
 		mu.Unlock()
 	}
 	var wg sync.WaitGroup
@@ -377,6 +336,56 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 	return results, terminate
 }
 
+// prepare finds the tool, checks the arguments and runs the tool_call
+// hook; a call that must not run gets its result (tr.done).
+func (tr *toolRun) prepare(ctx context.Context, cfg *Config) {
+	c := tr.call
+	if ctx.Err() != nil {
+		tr.fail("Operation aborted")
+		return
+	}
+	var t tools.Tool
+	var ok bool
+	if cfg.Tools != nil {
+		t, ok = cfg.Tools.Get(c.Name)
+		if ok && !cfg.Tools.IsActive(c.Name) {
+			ok = false
+		}
+	}
+	if !ok {
+		tr.fail(fmt.Sprintf("Tool %s not found", c.Name))
+		return
+	}
+	tr.tool = t
+	if c.ArgumentsError != "" {
+		tr.fail(`Invalid arguments for tool "` + c.Name + `": ` + c.ArgumentsError)
+		return
+	}
+	// The tool and the hooks get the coerced arguments; the events and
+	// the transcript keep what the model sent.
+	coerced, err := cfg.Tools.Validate(t, tr.args, c.RawArguments)
+	if err != nil {
+		tr.fail(err.Error())
+		return
+	}
+	tr.execArgs = coerced
+	if cfg.BeforeToolCall != nil {
+		d, err := beforeToolCall(ctx, cfg, c, coerced)
+		if err != nil {
+			tr.fail(err.Error())
+			return
+		}
+		if d.Block {
+			reason := d.Reason
+			if reason == "" {
+				reason = "Tool execution was blocked"
+			}
+			tr.fail(reason)
+			tr.result.Terminate = d.Terminate
+		}
+	}
+}
+
 func (tr *toolRun) fail(text string) {
 	tr.result = llm.TextResult(text)
 	tr.isError = true
@@ -398,11 +407,11 @@ func (tr *toolRun) execute(ctx context.Context, cfg *Config, mu *sync.Mutex) {
 			if tr.ended {
 				return
 			}
-			cfg.emit(events.ToolExecutionUpdate{ToolCallID: tr.call.ID, ToolName: tr.call.Name, Args: tr.args, PartialResult: partial})
+			cfg.emit(events.ToolExecutionUpdate{ToolCallID: tr.call.ID, ToolName: tr.call.Name, Args: tr.args, PartialResult: partial, ParentToolCallID: tr.parent})
 		},
 	}
 	started := time.Now() // monotonic
-	res, err := tr.tool.Execute(ctx, call)
+	res, err := tr.tool.Execute(withToolScope(ctx, tr.call.ID), call)
 	ms := time.Since(started).Round(time.Millisecond).Milliseconds()
 	tr.duration = &ms
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/atomic-go/atomic/host/agent"
 	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/llm"
 )
@@ -80,4 +81,11 @@ func (h *extHost) Settings() json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return b
+}
+
+// CallTool implements extensions.ToolCaller: a tool's call of another
+// tool, through the agent's pipeline and hooks (agent.CallTool).
+func (h *extHost) CallTool(ctx context.Context, name string, args map[string]any) extensions.ToolCallOutcome {
+	o := agent.CallTool(ctx, h.rt.agentConfig(), name, args)
+	return extensions.ToolCallOutcome{ID: o.ID, Result: o.Result, IsError: o.IsError, DurationMs: o.DurationMs}
 }

@@ -91,14 +91,22 @@ func appendToolHead(dst []byte, typ, id, name string) []byte {
 // AppendJSON implements jsonw.Appender.
 func (e ToolExecutionStart) AppendJSON(dst []byte) []byte {
 	dst = append(appendToolHead(dst, e.EventType(), e.ToolCallID, e.ToolName), `,"args":`...)
-	return append(appendArgs(dst, e.Args), '}')
+	return append(appendParent(appendArgs(dst, e.Args), e.ParentToolCallID), '}')
+}
+
+// appendParent adds a nested call's parentToolCallId.
+func appendParent(dst []byte, parent string) []byte {
+	if parent == "" {
+		return dst
+	}
+	return jsonw.AppendString(append(dst, `,"parentToolCallId":`...), parent)
 }
 
 // AppendJSON implements jsonw.Appender.
 func (e ToolExecutionUpdate) AppendJSON(dst []byte) []byte {
 	dst = append(appendToolHead(dst, e.EventType(), e.ToolCallID, e.ToolName), `,"args":`...)
 	dst = append(appendArgs(dst, e.Args), `,"partialResult":`...)
-	return append(e.PartialResult.AppendJSON(dst), '}')
+	return append(appendParent(e.PartialResult.AppendJSON(dst), e.ParentToolCallID), '}')
 }
 
 // AppendJSON implements jsonw.Appender.
@@ -114,7 +122,7 @@ func (e ToolExecutionEnd) AppendJSON(dst []byte) []byte {
 		dst = append(dst, `,"durationMs":`...)
 		dst = strconv.AppendInt(dst, *e.DurationMs, 10)
 	}
-	return append(dst, '}')
+	return append(appendParent(dst, e.ParentToolCallID), '}')
 }
 
 // AppendJSON implements jsonw.Appender.

@@ -132,6 +132,9 @@ type ToolExecutionStart struct {
 	ToolCallID string         `json:"toolCallId"`
 	ToolName   string         `json:"toolName"`
 	Args       map[string]any `json:"args"`
+	// ParentToolCallID is the calling tool's id for a call a tool made
+	// (ctx.executeTool); "" for the model's calls.
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 }
 
 // ToolExecutionUpdate carries a tool's accumulated partial result.
@@ -140,6 +143,8 @@ type ToolExecutionUpdate struct {
 	ToolName      string         `json:"toolName"`
 	Args          map[string]any `json:"args"`
 	PartialResult llm.ToolResult `json:"partialResult"`
+	// ParentToolCallID: see ToolExecutionStart.
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 }
 
 // ToolExecutionEnd is emitted when a tool call completes.
@@ -151,6 +156,8 @@ type ToolExecutionEnd struct {
 	// DurationMs is how long the tool's Execute took (monotonic clock,
 	// rounded to milliseconds); nil when the tool did not run.
 	DurationMs *int64 `json:"durationMs,omitempty"`
+	// ParentToolCallID: see ToolExecutionStart.
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 }
 
 // QueueUpdate reports the pending steering and follow-up texts.

@@ -289,6 +289,21 @@ type Host interface {
 	Compact(ctx context.Context) (json.RawMessage, error)
 }
 
+// ToolCaller is implemented by hosts that let a running tool call other
+// tools through the agent's pipeline (pi's ctx.executeTool); ctx is the
+// call's, which carries the calling tool.
+type ToolCaller interface {
+	CallTool(ctx context.Context, name string, args map[string]any) ToolCallOutcome
+}
+
+// ToolCallOutcome is a nested call's outcome (pi's AgentToolCallOutcome).
+type ToolCallOutcome struct {
+	ID         string
+	Result     llm.ToolResult
+	IsError    bool
+	DurationMs *int64 // nil when the tool did not run
+}
+
 // SettingsHost is implemented by hosts that give extensions the effective
 // settings (pi.getSettings()): a JSON object.
 type SettingsHost interface {

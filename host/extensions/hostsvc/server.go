@@ -418,6 +418,35 @@ func (s *Server) WaitForIdle(ctx context.Context, _ *pb.WaitForIdleRequest) (*pb
 }
 
 // modelHost is the host's ModelHost, or an Unimplemented error.
+// CallTool runs a tool for the tool the call is made from.
+func (s *Server) CallTool(ctx context.Context, r *pb.CallToolRequest) (*pb.CallToolResponse, error) {
+	tc, ok := s.Host.(extensions.ToolCaller)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "this host runs no tools for extensions")
+	}
+	var args map[string]any
+	if len(r.ArgumentsJson) > 0 {
+		if err := json.Unmarshal(r.ArgumentsJson, &args); err != nil {
+			return nil, invalid(fmt.Errorf("arguments_json: %w", err))
+		}
+	}
+	// The tool call's context carries the calling tool (and ends with it).
+	cc := s.callCtx(ctx)
+	if cc == nil {
+		cc = ctx
+	}
+	out := tc.CallTool(cc, r.Name, args)
+	b, err := json.Marshal(out.Result)
+	if err != nil {
+		return nil, failed(err)
+	}
+	ms := int64(-1)
+	if out.DurationMs != nil {
+		ms = *out.DurationMs
+	}
+	return &pb.CallToolResponse{ResultJson: b, IsError: out.IsError, ToolCallId: out.ID, DurationMs: ms}, nil
+}
+
 // GetSettings answers with the host's effective settings.
 func (s *Server) GetSettings(context.Context, *pb.GetSettingsRequest) (*pb.GetSettingsResponse, error) {
 	sh, ok := s.Host.(extensions.SettingsHost)

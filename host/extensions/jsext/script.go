@@ -162,8 +162,6 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 		return nil, err
 	}
 	s.vm.onStop = s.noteStop
-	s.mu.Lock()
-	s.mu.Unlock()
 	return s, nil
 }
 

@@ -297,6 +297,30 @@ module.exports = function makeAPI(engine) {
     getSystemPrompt() {
       return this._state().system_prompt;
     }
+    // A running tool calls another through the agent's pipeline (pi's
+    // ExtensionToolContext.executeTool); never rejects for the tool's
+    // failures: they are {isError: true} outcomes.
+    async executeTool(name, args, options) {
+      const o = options || {};
+      const a = args === undefined || args === null ? {} : args;
+      const toolCall = { type: "toolCall", id: "", name: String(name), arguments: a };
+      try {
+        const r = await async("CallTool", { name: String(name), arguments_json: a }, this._call, { signal: eitherSignal(o.signal, this.signal) });
+        toolCall.id = r.tool_call_id || "";
+        const out = { toolCall, result: r.result_json || { content: [], details: {} }, isError: !!r.is_error };
+        if (typeof r.duration_ms === "number" && r.duration_ms >= 0) out.durationMs = r.duration_ms;
+        else if (typeof r.duration_ms === "string" && Number(r.duration_ms) >= 0) out.durationMs = Number(r.duration_ms);
+        return out;
+      } catch (e) {
+        return { toolCall, result: { content: [{ type: "text", text: errText(e) }], details: {} }, isError: true };
+      }
+    }
+    // The tools executeTool can call: the active ones.
+    get tools() {
+      const r = sync("GetTools", {}, this._call);
+      const active = new Set(r.active || []);
+      return (r.all_json || []).filter((t) => active.has(t.name));
+    }
     getContextUsage() {
       return sync("GetContextUsage", {}, this._call).usage_json;
     }

@@ -477,6 +477,12 @@ service HostService {
   // ListMcpServers lists the servers extensions registered
   // (pi.getMcpServers).
   rpc ListMcpServers(ListMcpServersRequest) returns (ListMcpServersResponse);
+  // CallTool runs another tool for the tool the call is made from (pi's
+  // ctx.executeTool): the agent's pipeline (arguments checked, the
+  // tool_call and tool_result hooks, the tool's deadline), events with
+  // parentToolCallId, nothing in the transcript. Failures are results
+  // with is_error; it ends with the call.
+  rpc CallTool(CallToolRequest) returns (CallToolResponse);
 }
 
 // SendMessageRequest carries a custom message.
@@ -927,6 +933,24 @@ message ListMcpServersRequest {}
 // {name, config, extensionPath} in registration order.
 message ListMcpServersResponse {
   bytes servers_json = 1;
+}
+
+// CallToolRequest names the tool and its arguments.
+message CallToolRequest {
+  string name = 1;
+  // Arguments as a JSON object.
+  bytes arguments_json = 2;
+}
+
+// CallToolResponse is the tool's result.
+message CallToolResponse {
+  // The result as JSON: {content, details}.
+  bytes result_json = 1;
+  bool is_error = 2;
+  // The id the agent gave the call: "<calling tool's id>/<n>".
+  string tool_call_id = 3;
+  // How long the tool ran, in milliseconds (-1 when it did not run).
+  int64 duration_ms = 4;
 }
 
 // GetSettingsRequest asks for the effective settings.

@@ -3386,6 +3386,132 @@ func (x *ListMcpServersResponse) GetServersJson() []byte {
 	return nil
 }
 
+// CallToolRequest names the tool and its arguments.
+type CallToolRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Arguments as a JSON object.
+	ArgumentsJson []byte `protobuf:"bytes,2,opt,name=arguments_json,json=argumentsJson,proto3" json:"arguments_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallToolRequest) Reset() {
+	*x = CallToolRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallToolRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallToolRequest) ProtoMessage() {}
+
+func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
+func (*CallToolRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *CallToolRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CallToolRequest) GetArgumentsJson() []byte {
+	if x != nil {
+		return x.ArgumentsJson
+	}
+	return nil
+}
+
+// CallToolResponse is the tool's result.
+type CallToolResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The result as JSON: {content, details}.
+	ResultJson []byte `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	IsError    bool   `protobuf:"varint,2,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// The id the agent gave the call: "<calling tool's id>/<n>".
+	ToolCallId string `protobuf:"bytes,3,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// How long the tool ran, in milliseconds (-1 when it did not run).
+	DurationMs    int64 `protobuf:"varint,4,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallToolResponse) Reset() {
+	*x = CallToolResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallToolResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallToolResponse) ProtoMessage() {}
+
+func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
+func (*CallToolResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *CallToolResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+func (x *CallToolResponse) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
+func (x *CallToolResponse) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+func (x *CallToolResponse) GetDurationMs() int64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
 // GetSettingsRequest asks for the effective settings.
 type GetSettingsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3395,7 +3521,7 @@ type GetSettingsRequest struct {
 
 func (x *GetSettingsRequest) Reset() {
 	*x = GetSettingsRequest{}
-	mi := &file_atomic_plugin_v1_host_proto_msgTypes[66]
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3407,7 +3533,7 @@ func (x *GetSettingsRequest) String() string {
 func (*GetSettingsRequest) ProtoMessage() {}
 
 func (x *GetSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_host_proto_msgTypes[66]
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3420,7 +3546,7 @@ func (x *GetSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSettingsRequest.ProtoReflect.Descriptor instead.
 func (*GetSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{66}
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{68}
 }
 
 // GetSettingsResponse carries the settings as a JSON object: the user's
@@ -3435,7 +3561,7 @@ type GetSettingsResponse struct {
 
 func (x *GetSettingsResponse) Reset() {
 	*x = GetSettingsResponse{}
-	mi := &file_atomic_plugin_v1_host_proto_msgTypes[67]
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3447,7 +3573,7 @@ func (x *GetSettingsResponse) String() string {
 func (*GetSettingsResponse) ProtoMessage() {}
 
 func (x *GetSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_host_proto_msgTypes[67]
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3460,7 +3586,7 @@ func (x *GetSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSettingsResponse.ProtoReflect.Descriptor instead.
 func (*GetSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{67}
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *GetSettingsResponse) GetSettingsJson() []byte {
@@ -3656,10 +3782,21 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\x1bUnregisterMcpServerResponse\"\x17\n" +
 	"\x15ListMcpServersRequest\";\n" +
 	"\x16ListMcpServersResponse\x12!\n" +
-	"\fservers_json\x18\x01 \x01(\fR\vserversJson\"\x14\n" +
+	"\fservers_json\x18\x01 \x01(\fR\vserversJson\"L\n" +
+	"\x0fCallToolRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
+	"\x0earguments_json\x18\x02 \x01(\fR\rargumentsJson\"\x91\x01\n" +
+	"\x10CallToolResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\fR\n" +
+	"resultJson\x12\x19\n" +
+	"\bis_error\x18\x02 \x01(\bR\aisError\x12 \n" +
+	"\ftool_call_id\x18\x03 \x01(\tR\n" +
+	"toolCallId\x12\x1f\n" +
+	"\vduration_ms\x18\x04 \x01(\x03R\n" +
+	"durationMs\"\x14\n" +
 	"\x12GetSettingsRequest\":\n" +
 	"\x13GetSettingsResponse\x12#\n" +
-	"\rsettings_json\x18\x01 \x01(\fR\fsettingsJson2\xb5\x18\n" +
+	"\rsettings_json\x18\x01 \x01(\fR\fsettingsJson2\x88\x19\n" +
 	"\vHostService\x12Z\n" +
 	"\vSendMessage\x12$.atomic.plugin.v1.SendMessageRequest\x1a%.atomic.plugin.v1.SendMessageResponse\x12f\n" +
 	"\x0fSendUserMessage\x12(.atomic.plugin.v1.SendUserMessageRequest\x1a).atomic.plugin.v1.SendUserMessageResponse\x12Z\n" +
@@ -3697,7 +3834,8 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\rCompleteModel\x12&.atomic.plugin.v1.CompleteModelRequest\x1a'.atomic.plugin.v1.CompleteModelResponse\x12Z\n" +
 	"\vGetSettings\x12$.atomic.plugin.v1.GetSettingsRequest\x1a%.atomic.plugin.v1.GetSettingsResponse\x12r\n" +
 	"\x13UnregisterMcpServer\x12,.atomic.plugin.v1.UnregisterMcpServerRequest\x1a-.atomic.plugin.v1.UnregisterMcpServerResponse\x12c\n" +
-	"\x0eListMcpServers\x12'.atomic.plugin.v1.ListMcpServersRequest\x1a(.atomic.plugin.v1.ListMcpServersResponseB=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
+	"\x0eListMcpServers\x12'.atomic.plugin.v1.ListMcpServersRequest\x1a(.atomic.plugin.v1.ListMcpServersResponse\x12Q\n" +
+	"\bCallTool\x12!.atomic.plugin.v1.CallToolRequest\x1a\".atomic.plugin.v1.CallToolResponseB=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
 
 var (
 	file_atomic_plugin_v1_host_proto_rawDescOnce sync.Once
@@ -3711,7 +3849,7 @@ func file_atomic_plugin_v1_host_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_host_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 68)
+var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 70)
 var file_atomic_plugin_v1_host_proto_goTypes = []any{
 	(*SendMessageRequest)(nil),          // 0: atomic.plugin.v1.SendMessageRequest
 	(*SendMessageResponse)(nil),         // 1: atomic.plugin.v1.SendMessageResponse
@@ -3779,18 +3917,20 @@ var file_atomic_plugin_v1_host_proto_goTypes = []any{
 	(*UnregisterMcpServerResponse)(nil), // 63: atomic.plugin.v1.UnregisterMcpServerResponse
 	(*ListMcpServersRequest)(nil),       // 64: atomic.plugin.v1.ListMcpServersRequest
 	(*ListMcpServersResponse)(nil),      // 65: atomic.plugin.v1.ListMcpServersResponse
-	(*GetSettingsRequest)(nil),          // 66: atomic.plugin.v1.GetSettingsRequest
-	(*GetSettingsResponse)(nil),         // 67: atomic.plugin.v1.GetSettingsResponse
-	(*HandlerContext)(nil),              // 68: atomic.plugin.v1.HandlerContext
-	(*DescribeResponse)(nil),            // 69: atomic.plugin.v1.DescribeResponse
+	(*CallToolRequest)(nil),             // 66: atomic.plugin.v1.CallToolRequest
+	(*CallToolResponse)(nil),            // 67: atomic.plugin.v1.CallToolResponse
+	(*GetSettingsRequest)(nil),          // 68: atomic.plugin.v1.GetSettingsRequest
+	(*GetSettingsResponse)(nil),         // 69: atomic.plugin.v1.GetSettingsResponse
+	(*HandlerContext)(nil),              // 70: atomic.plugin.v1.HandlerContext
+	(*DescribeResponse)(nil),            // 71: atomic.plugin.v1.DescribeResponse
 }
 var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
-	68, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	68, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	68, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	68, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	68, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	69, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
+	70, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	70, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	70, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	70, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	70, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	71, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
 	0,  // 6: atomic.plugin.v1.HostService.SendMessage:input_type -> atomic.plugin.v1.SendMessageRequest
 	2,  // 7: atomic.plugin.v1.HostService.SendUserMessage:input_type -> atomic.plugin.v1.SendUserMessageRequest
 	4,  // 8: atomic.plugin.v1.HostService.AppendEntry:input_type -> atomic.plugin.v1.AppendEntryRequest
@@ -3822,45 +3962,47 @@ var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
 	56, // 34: atomic.plugin.v1.HostService.ListModels:input_type -> atomic.plugin.v1.ListModelsRequest
 	58, // 35: atomic.plugin.v1.HostService.GetModelAuth:input_type -> atomic.plugin.v1.GetModelAuthRequest
 	60, // 36: atomic.plugin.v1.HostService.CompleteModel:input_type -> atomic.plugin.v1.CompleteModelRequest
-	66, // 37: atomic.plugin.v1.HostService.GetSettings:input_type -> atomic.plugin.v1.GetSettingsRequest
+	68, // 37: atomic.plugin.v1.HostService.GetSettings:input_type -> atomic.plugin.v1.GetSettingsRequest
 	62, // 38: atomic.plugin.v1.HostService.UnregisterMcpServer:input_type -> atomic.plugin.v1.UnregisterMcpServerRequest
 	64, // 39: atomic.plugin.v1.HostService.ListMcpServers:input_type -> atomic.plugin.v1.ListMcpServersRequest
-	1,  // 40: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
-	3,  // 41: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
-	5,  // 42: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
-	7,  // 43: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
-	9,  // 44: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
-	11, // 45: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
-	13, // 46: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
-	15, // 47: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
-	17, // 48: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
-	19, // 49: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
-	21, // 50: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
-	23, // 51: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
-	25, // 52: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
-	27, // 53: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
-	29, // 54: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
-	31, // 55: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
-	33, // 56: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
-	35, // 57: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
-	37, // 58: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
-	42, // 59: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
-	43, // 60: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
-	44, // 61: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
-	45, // 62: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
-	47, // 63: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
-	49, // 64: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
-	51, // 65: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
-	53, // 66: atomic.plugin.v1.HostService.Shutdown:output_type -> atomic.plugin.v1.ShutdownResponse
-	55, // 67: atomic.plugin.v1.HostService.WaitForIdle:output_type -> atomic.plugin.v1.WaitForIdleResponse
-	57, // 68: atomic.plugin.v1.HostService.ListModels:output_type -> atomic.plugin.v1.ListModelsResponse
-	59, // 69: atomic.plugin.v1.HostService.GetModelAuth:output_type -> atomic.plugin.v1.GetModelAuthResponse
-	61, // 70: atomic.plugin.v1.HostService.CompleteModel:output_type -> atomic.plugin.v1.CompleteModelResponse
-	67, // 71: atomic.plugin.v1.HostService.GetSettings:output_type -> atomic.plugin.v1.GetSettingsResponse
-	63, // 72: atomic.plugin.v1.HostService.UnregisterMcpServer:output_type -> atomic.plugin.v1.UnregisterMcpServerResponse
-	65, // 73: atomic.plugin.v1.HostService.ListMcpServers:output_type -> atomic.plugin.v1.ListMcpServersResponse
-	40, // [40:74] is the sub-list for method output_type
-	6,  // [6:40] is the sub-list for method input_type
+	66, // 40: atomic.plugin.v1.HostService.CallTool:input_type -> atomic.plugin.v1.CallToolRequest
+	1,  // 41: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
+	3,  // 42: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
+	5,  // 43: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
+	7,  // 44: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
+	9,  // 45: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
+	11, // 46: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
+	13, // 47: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
+	15, // 48: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
+	17, // 49: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
+	19, // 50: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
+	21, // 51: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
+	23, // 52: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
+	25, // 53: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
+	27, // 54: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
+	29, // 55: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
+	31, // 56: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
+	33, // 57: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
+	35, // 58: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
+	37, // 59: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
+	42, // 60: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
+	43, // 61: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
+	44, // 62: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
+	45, // 63: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
+	47, // 64: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
+	49, // 65: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
+	51, // 66: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
+	53, // 67: atomic.plugin.v1.HostService.Shutdown:output_type -> atomic.plugin.v1.ShutdownResponse
+	55, // 68: atomic.plugin.v1.HostService.WaitForIdle:output_type -> atomic.plugin.v1.WaitForIdleResponse
+	57, // 69: atomic.plugin.v1.HostService.ListModels:output_type -> atomic.plugin.v1.ListModelsResponse
+	59, // 70: atomic.plugin.v1.HostService.GetModelAuth:output_type -> atomic.plugin.v1.GetModelAuthResponse
+	61, // 71: atomic.plugin.v1.HostService.CompleteModel:output_type -> atomic.plugin.v1.CompleteModelResponse
+	69, // 72: atomic.plugin.v1.HostService.GetSettings:output_type -> atomic.plugin.v1.GetSettingsResponse
+	63, // 73: atomic.plugin.v1.HostService.UnregisterMcpServer:output_type -> atomic.plugin.v1.UnregisterMcpServerResponse
+	65, // 74: atomic.plugin.v1.HostService.ListMcpServers:output_type -> atomic.plugin.v1.ListMcpServersResponse
+	67, // 75: atomic.plugin.v1.HostService.CallTool:output_type -> atomic.plugin.v1.CallToolResponse
+	41, // [41:76] is the sub-list for method output_type
+	6,  // [6:41] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -3879,7 +4021,7 @@ func file_atomic_plugin_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_host_proto_rawDesc), len(file_atomic_plugin_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   68,
+			NumMessages:   70,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -59,6 +59,7 @@ const (
 	HostService_GetSettings_FullMethodName         = "/atomic.plugin.v1.HostService/GetSettings"
 	HostService_UnregisterMcpServer_FullMethodName = "/atomic.plugin.v1.HostService/UnregisterMcpServer"
 	HostService_ListMcpServers_FullMethodName      = "/atomic.plugin.v1.HostService/ListMcpServers"
+	HostService_CallTool_FullMethodName            = "/atomic.plugin.v1.HostService/CallTool"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -167,6 +168,12 @@ type HostServiceClient interface {
 	// ListMcpServers lists the servers extensions registered
 	// (pi.getMcpServers).
 	ListMcpServers(ctx context.Context, in *ListMcpServersRequest, opts ...grpc.CallOption) (*ListMcpServersResponse, error)
+	// CallTool runs another tool for the tool the call is made from (pi's
+	// ctx.executeTool): the agent's pipeline (arguments checked, the
+	// tool_call and tool_result hooks, the tool's deadline), events with
+	// parentToolCallId, nothing in the transcript. Failures are results
+	// with is_error; it ends with the call.
+	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
 }
 
 type hostServiceClient struct {
@@ -526,6 +533,16 @@ func (c *hostServiceClient) ListMcpServers(ctx context.Context, in *ListMcpServe
 	return out, nil
 }
 
+func (c *hostServiceClient) CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CallToolResponse)
+	err := c.cc.Invoke(ctx, HostService_CallTool_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -632,6 +649,12 @@ type HostServiceServer interface {
 	// ListMcpServers lists the servers extensions registered
 	// (pi.getMcpServers).
 	ListMcpServers(context.Context, *ListMcpServersRequest) (*ListMcpServersResponse, error)
+	// CallTool runs another tool for the tool the call is made from (pi's
+	// ctx.executeTool): the agent's pipeline (arguments checked, the
+	// tool_call and tool_result hooks, the tool's deadline), events with
+	// parentToolCallId, nothing in the transcript. Failures are results
+	// with is_error; it ends with the call.
+	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -743,6 +766,9 @@ func (UnimplementedHostServiceServer) UnregisterMcpServer(context.Context, *Unre
 }
 func (UnimplementedHostServiceServer) ListMcpServers(context.Context, *ListMcpServersRequest) (*ListMcpServersResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ListMcpServers not implemented")
+}
+func (UnimplementedHostServiceServer) CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CallTool not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -1370,6 +1396,24 @@ func _HostService_ListMcpServers_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_CallTool_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CallToolRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).CallTool(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_CallTool_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).CallTool(ctx, req.(*CallToolRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1508,6 +1552,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListMcpServers",
 			Handler:    _HostService_ListMcpServers_Handler,
+		},
+		{
+			MethodName: "CallTool",
+			Handler:    _HostService_CallTool_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

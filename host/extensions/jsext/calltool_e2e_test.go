@@ -1,0 +1,114 @@
+package jsext_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// ctx.executeTool as pi 1.6's, in every engine: a tool calls a built-in
+// tool through the agent's pipeline (the tool_call hook sees and may block
+// the nested call), the events carry parentToolCallId and the id
+// "<parent>/<n>", failures are isError outcomes, and a tool calling
+// itself stops at the depth bound; nothing nested enters the transcript.
+func TestToolCallsTools(t *testing.T) {
+	for _, runtime := range []string{"goja", "node", "isolated"} {
+		t.Run(runtime, func(t *testing.T) {
+			dir := t.TempDir()
+			note := filepath.Join(dir, "note.txt")
+			if err := os.WriteFile(note, []byte("nested text"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			src := `export default function (pi: any) {
+  pi.on("tool_call", async (e: any) => {
+    if (e.toolName === "bash") return { block: true, reason: "no shell here" };
+  });
+  pi.registerTool({
+    name: "outer", description: "calls other tools", parameters: { type: "object", properties: { path: { type: "string" } } },
+    async execute(_id: string, params: any, _signal: any, _onUpdate: any, ctx: any) {
+      const read = await ctx.executeTool("read", { path: params.path });
+      const blocked = await ctx.executeTool("bash", { command: "echo hi" });
+      const missing = await ctx.executeTool("nope", {});
+      const bad = await ctx.executeTool("read", { path: 42, extra: true });
+      const deep = await ctx.executeTool("deep", {});
+      const names = ctx.tools.map((t: any) => t.name);
+      return { content: [{ type: "text", text: JSON.stringify({
+        read: [read.toolCall.id, read.isError, read.result.content[0].text, typeof read.durationMs],
+        blocked: [blocked.isError, blocked.result.content[0].text],
+        missing: [missing.isError, missing.result.content[0].text],
+        bad: bad.isError, deep: [deep.isError, deep.result.content[0].text],
+        callable: names.includes("read") && names.includes("outer"),
+      }) }], details: {} };
+    },
+  });
+  pi.registerTool({
+    name: "deep", description: "calls itself", parameters: { type: "object", properties: {} },
+    async execute(_id: string, _p: any, _s: any, _u: any, ctx: any) {
+      const r = await ctx.executeTool("deep", {});
+      if (r.isError) throw new Error(r.result.content[0].text);
+      return r.result;
+    },
+  });
+}
+`
+			ext := filepath.Join(dir, "calls.ts")
+			if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a := startInRuntime(t, runtime, ext, []map[string]any{
+				{"toolCalls": []map[string]any{{"id": "c1", "name": "outer", "arguments": map[string]any{"path": note}}}},
+				{"text": "done"},
+			})
+			recs := a.PromptAndWait("go")
+			var outer string
+			starts := map[string]string{} // id -> parent
+			for _, r := range recs {
+				switch r.Type() {
+				case "tool_execution_start":
+					p, _ := r["parentToolCallId"].(string)
+					starts[r["toolCallId"].(string)] = p
+				case "tool_execution_end":
+					if r["toolCallId"] == "c1" {
+						b, _ := json.Marshal(r["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"])
+						outer, _ = strconv.Unquote(string(b))
+					}
+				}
+			}
+			var got struct {
+				Read     []any
+				Blocked  []any
+				Missing  []any
+				Bad      bool
+				Deep     []any
+				Callable bool
+			}
+			if err := json.Unmarshal([]byte(outer), &got); err != nil {
+				t.Fatalf("outer's result %q: %v\n%s", outer, err, a.Stderr())
+			}
+			if len(got.Read) != 4 || got.Read[0] != "c1/1" || got.Read[1] != false || got.Read[2] != "nested text" || got.Read[3] != "number" {
+				t.Errorf("read: %v", got.Read)
+			}
+			if got.Blocked[0] != true || got.Blocked[1] != "no shell here" {
+				t.Errorf("blocked: %v", got.Blocked)
+			}
+			if got.Missing[0] != true || got.Missing[1] != "Tool nope not found" || !got.Bad || !got.Callable {
+				t.Errorf("failures: %s", outer)
+			}
+			if got.Deep[0] != true || !strings.Contains(got.Deep[1].(string), "nested deeper than 8 levels") {
+				t.Errorf("deep: %v", got.Deep)
+			}
+			if starts["c1/1"] != "c1" || starts["c1/2"] != "c1" || starts["c1/5"] != "c1" || starts["c1/5/1"] != "c1/5" {
+				t.Errorf("nested starts: %v", starts)
+			}
+			msgs := a.MustSucceed(map[string]any{"type": "get_messages"})["data"].(map[string]any)["messages"].([]any)
+			for _, m := range msgs {
+				if id, _ := m.(map[string]any)["toolCallId"].(string); id != "" && id != "c1" {
+					t.Errorf("a nested call reached the transcript: %v", m)
+				}
+			}
+		})
+	}
+}
