@@ -34,6 +34,16 @@ type Tool struct {
 	Parameters       json.RawMessage
 	PromptSnippet    string
 	PromptGuidelines []string
+	// Exposure is how the model reaches the tool, as pi's: "" or
+	// "direct", "model-only", "codemode", "deferred", "hidden".
+	Exposure string
+	// Inactive: not activated on registration (pi's defaultActive: false).
+	Inactive bool
+	// ExecutionMode "sequential" runs a batch holding the tool one call at
+	// a time.
+	ExecutionMode string
+	// Namespace and Annotations are pi's objects as JSON (nil: none).
+	Namespace, Annotations json.RawMessage
 	// Execute runs the tool. update streams partial results to the
 	// client. Returning an error makes an error result with its text.
 	Execute func(ctx *Context, call ToolInvocation, update func(ToolOutput)) (ToolOutput, error)

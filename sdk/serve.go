@@ -140,6 +140,8 @@ func describeProto(ext *Extension) *pb.DescribeResponse {
 		resp.Tools = append(resp.Tools, &pb.ToolSpec{
 			Name: t.Name, Label: t.Label, Description: t.Description, ParametersJson: params,
 			PromptSnippet: t.PromptSnippet, PromptGuidelines: t.PromptGuidelines,
+			Exposure: t.Exposure, Inactive: t.Inactive, ExecutionMode: t.ExecutionMode,
+			NamespaceJson: t.Namespace, AnnotationsJson: t.Annotations,
 		})
 	}
 	for _, f := range ext.flags {

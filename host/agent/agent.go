@@ -302,9 +302,20 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 		tr.emitEnd(cfg)
 		mu.Unlock()
 	}
+	// A batch holding a tool registered as sequential runs one call
+	// after the other, in source order.
+	sequential := false
+	for _, tr := range runs {
+		sequential = sequential || (tr.tool != nil && tools.Sequential(tr.tool))
+	}
 	var wg sync.WaitGroup
 	for _, tr := range runs {
 		if tr.done {
+			finish(tr)
+			continue
+		}
+		if sequential {
+			tr.execute(ctx, cfg, &mu)
 			finish(tr)
 			continue
 		}
@@ -348,8 +359,13 @@ func (tr *toolRun) prepare(ctx context.Context, cfg *Config) {
 	var ok bool
 	if cfg.Tools != nil {
 		t, ok = cfg.Tools.Get(c.Name)
-		if ok && !cfg.Tools.IsActive(c.Name) {
-			ok = false
+		if ok {
+			active := cfg.Tools.IsActive(c.Name)
+			if tr.parent != "" { // a tool's call: by the tool's exposure
+				ok = tools.CallableByTools(t, active)
+			} else {
+				ok = active
+			}
 		}
 	}
 	if !ok {

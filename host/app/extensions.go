@@ -212,7 +212,7 @@ func (rt *Runtime) flushEarly(fn events.Sink) {
 // like a built-in replaces it.
 func (rt *Runtime) registerExtensionTools() {
 	for _, ref := range rt.ext.mgr.Tools() {
-		rt.tools.Add(&extensions.Tool{Ref: ref, Timeout: rt.settings.Timeouts.ToolTimeout()}, true)
+		rt.tools.Add(&extensions.Tool{Ref: ref, Timeout: rt.settings.Timeouts.ToolTimeout()}, ref.Spec.ActiveOnRegistration())
 	}
 	rt.applyExtensionProviders()
 }
@@ -228,13 +228,14 @@ func (h *extHost) RefreshExtensionTools() {
 	rt.ext.bus.Refresh()
 	for _, ref := range rt.ext.mgr.Tools() {
 		name := ref.Spec.Name
-		active := true
+		active := ref.Spec.ActiveOnRegistration()
 		if t, ok := rt.tools.Get(name); ok {
 			if et, ok := t.(*extensions.Tool); ok && et.Ref.Ext == ref.Ext {
 				if reflect.DeepEqual(et.Ref.Spec, ref.Spec) {
 					continue
 				}
-				active = rt.tools.IsActive(name)
+				// (A tool registered again as hidden is withdrawn.)
+				active = rt.tools.IsActive(name) && ref.Spec.Exposure != extensions.ExposureHidden
 			}
 		}
 		rt.tools.Add(&extensions.Tool{Ref: ref, Timeout: rt.settings.Timeouts.ToolTimeout()}, active)

@@ -14,6 +14,7 @@ import (
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
+	"github.com/atomic-go/atomic/host/tools"
 )
 
 // extHost is the session as extensions see it.
@@ -201,7 +202,17 @@ func (h *extHost) Tools(context.Context) ([]string, []extensions.ToolInfo) {
 	rt := h.rt
 	var all []extensions.ToolInfo
 	for _, t := range rt.tools.All() {
-		all = append(all, extensions.ToolInfo{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()})
+		info := extensions.ToolInfo{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters(), Exposure: extensions.ExposureDirect}
+		if p, ok := t.(tools.Prompted); ok {
+			info.PromptGuidelines = p.PromptGuidelines()
+		}
+		if et, ok := t.(*extensions.Tool); ok {
+			if e := et.Ref.Spec.Exposure; e != "" {
+				info.Exposure = e
+			}
+			info.Namespace, info.Annotations = et.Ref.Spec.Namespace, et.Ref.Spec.Annotations
+		}
+		all = append(all, info)
 	}
 	return rt.tools.ActiveNames(), all
 }

@@ -164,6 +164,34 @@ type ToolSpec struct {
 	Parameters       json.RawMessage
 	PromptSnippet    string
 	PromptGuidelines []string
+	// Exposure is pi's (see ToolSpec.exposure in the plugin protocol):
+	// "" means "direct".
+	Exposure string
+	// Inactive: not activated on registration (pi's defaultActive: false).
+	Inactive bool
+	// ExecutionMode "sequential" runs the tool's batch one call at a time.
+	ExecutionMode string
+	// Namespace and Annotations are pi's objects, as JSON (nil: none).
+	Namespace, Annotations json.RawMessage
+}
+
+// Exposure values of pi's tool registration.
+const (
+	ExposureDirect    = "direct"
+	ExposureModelOnly = "model-only"
+	ExposureCodemode  = "codemode"
+	ExposureDeferred  = "deferred"
+	ExposureHidden    = "hidden"
+)
+
+// ActiveOnRegistration reports whether the tool is activated when it is
+// registered: direct and model-only tools, unless defaultActive is false.
+func (t ToolSpec) ActiveOnRegistration() bool {
+	switch t.Exposure {
+	case "", ExposureDirect, ExposureModelOnly:
+		return !t.Inactive
+	}
+	return false
 }
 
 // FlagSpec is a registered command-line flag.
@@ -238,9 +266,14 @@ type SessionView struct {
 
 // ToolInfo describes a tool for getAllTools.
 type ToolInfo struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Name             string          `json:"name"`
+	Description      string          `json:"description"`
+	Parameters       json.RawMessage `json:"parameters,omitempty"`
+	PromptGuidelines []string        `json:"promptGuidelines,omitempty"`
+	// Exposure is pi's ("direct" when the tool did not say).
+	Exposure    string          `json:"exposure"`
+	Namespace   json.RawMessage `json:"namespace,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"`
 }
 
 // UIAnswer is a dialog's outcome.

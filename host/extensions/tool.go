@@ -22,6 +22,7 @@ type Tool struct {
 var (
 	_ tools.Tool     = (*Tool)(nil)
 	_ tools.Prompted = (*Tool)(nil)
+	_ tools.Reached  = (*Tool)(nil)
 )
 
 // Name implements tools.Tool.
@@ -38,6 +39,12 @@ func (t *Tool) PromptSnippet() string { return t.Ref.Spec.PromptSnippet }
 
 // PromptGuidelines implements tools.Prompted.
 func (t *Tool) PromptGuidelines() []string { return t.Ref.Spec.PromptGuidelines }
+
+// Exposure implements tools.Reached.
+func (t *Tool) Exposure() string { return t.Ref.Spec.Exposure }
+
+// Sequential implements tools.Reached.
+func (t *Tool) Sequential() bool { return t.Ref.Spec.ExecutionMode == "sequential" }
 
 // Execute implements tools.Tool by calling the extension.
 func (t *Tool) Execute(ctx context.Context, call tools.Call) (llm.ToolResult, error) {

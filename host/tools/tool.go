@@ -59,6 +59,39 @@ type Prompted interface {
 	PromptGuidelines() []string
 }
 
+// Reached is implemented by tools registered with pi's reach settings
+// (an extension's exposure and execution mode).
+type Reached interface {
+	// Exposure is "" or "direct", "model-only", "codemode", "deferred"
+	// or "hidden".
+	Exposure() string
+	// Sequential: a batch holding the tool runs one call at a time.
+	Sequential() bool
+}
+
+// CallableByTools reports whether another tool may call t (pi's
+// ctx.executeTool): direct tools while active, codemode and deferred
+// tools whenever registered, model-only and hidden tools never.
+func CallableByTools(t Tool, active bool) bool {
+	r, ok := t.(Reached)
+	if !ok {
+		return active
+	}
+	switch r.Exposure() {
+	case "model-only", "hidden":
+		return false
+	case "codemode", "deferred":
+		return true
+	}
+	return active
+}
+
+// Sequential reports whether t asks its batch to run one call at a time.
+func Sequential(t Tool) bool {
+	r, ok := t.(Reached)
+	return ok && r.Sequential()
+}
+
 // ErrorWithResult is an error that also carries a result (for example the
 // output a failed command printed before it exited).
 type ErrorWithResult struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/extensions/hostsvc"
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
 	pb "github.com/atomic-go/atomic/proto/atomic/plugin/v1"
@@ -60,16 +61,7 @@ func (p *Plugin) Commands() []extensions.CommandSpec {
 
 // Tools implements extensions.Extension.
 func (p *Plugin) Tools() []extensions.ToolSpec {
-	var out []extensions.ToolSpec
-	for _, t := range p.description().Tools {
-		params := json.RawMessage(t.ParametersJson)
-		if len(params) == 0 {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		out = append(out, extensions.ToolSpec{Name: t.Name, Label: t.Label, Description: t.Description,
-			Parameters: params, PromptSnippet: t.PromptSnippet, PromptGuidelines: t.PromptGuidelines})
-	}
-	return out
+	return hostsvc.ToolSpecs(p.description())
 }
 
 // Flags implements extensions.Extension.
@@ -83,11 +75,7 @@ func (p *Plugin) Flags() []extensions.FlagSpec {
 
 // Providers implements extensions.ProviderRegistrar.
 func (p *Plugin) Providers() []extensions.ProviderSpec {
-	var out []extensions.ProviderSpec
-	for _, s := range p.description().Providers {
-		out = append(out, extensions.ProviderSpec{Name: s.Name, Config: json.RawMessage(s.ConfigJson)})
-	}
-	return out
+	return hostsvc.ProviderSpecs(p.description())
 }
 
 // Handle implements hooks.Subscriber.

@@ -175,6 +175,8 @@ func (s *Script) sdkExtension() *sdk.Extension {
 		name := t.Name
 		ext.RegisterTool(sdk.Tool{Name: name, Label: t.Label, Description: t.Description, Parameters: t.Parameters,
 			PromptSnippet: t.PromptSnippet, PromptGuidelines: t.PromptGuidelines,
+			Exposure: t.Exposure, Inactive: t.Inactive, ExecutionMode: t.ExecutionMode,
+			Namespace: t.Namespace, Annotations: t.Annotations,
 			Execute: func(c *sdk.Context, call sdk.ToolInvocation, update func(sdk.ToolOutput)) (sdk.ToolOutput, error) {
 				res, err := s.executeTool(c, newSDKHost(c), name, call.ToolCallID, call.Args, func(r llm.ToolResult) { update(toOutput(r)) })
 				if err != nil {

@@ -197,11 +197,7 @@ func (a portAPI) handlerContext(id goja.Value) string {
 // setRegistrations takes what the script registered (api.js's describe,
 // at the end of loading and on UpdateRegistrations after it).
 func (s *Script) setRegistrations(d *pb.DescribeResponse) error {
-	var tools []extensions.ToolSpec
-	for _, t := range d.Tools {
-		tools = append(tools, extensions.ToolSpec{Name: t.Name, Label: t.Label, Description: t.Description,
-			Parameters: json.RawMessage(t.ParametersJson), PromptSnippet: t.PromptSnippet, PromptGuidelines: t.PromptGuidelines})
-	}
+	tools := hostsvc.ToolSpecs(d)
 	var commands []extensions.CommandSpec
 	for _, c := range d.Commands {
 		commands = append(commands, extensions.CommandSpec{Name: c.Name, Description: c.Description, HasCompletions: c.HasArgumentCompletions})
@@ -210,10 +206,7 @@ func (s *Script) setRegistrations(d *pb.DescribeResponse) error {
 	for _, f := range d.Flags {
 		flags = append(flags, extensions.FlagSpec{Name: f.Name, Description: f.Description, Type: f.Type, Default: f.DefaultValue})
 	}
-	var providers []extensions.ProviderSpec
-	for _, p := range d.Providers {
-		providers = append(providers, extensions.ProviderSpec{Name: p.Name, Config: json.RawMessage(p.ConfigJson)})
-	}
+	providers := hostsvc.ProviderSpecs(d)
 	counts := map[string]int{}
 	for e, n := range d.HandlerCounts {
 		counts[e] = int(n)

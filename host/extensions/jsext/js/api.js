@@ -437,6 +437,11 @@ module.exports = function makeAPI(engine) {
         parameters_json: t.parameters || { type: "object", properties: {} },
         prompt_snippet: t.promptSnippet ? String(t.promptSnippet) : "",
         prompt_guidelines: Array.isArray(t.promptGuidelines) ? t.promptGuidelines.map(String) : [],
+        exposure: typeof t.exposure === "string" ? t.exposure : "",
+        inactive: t.defaultActive === false,
+        execution_mode: t.executionMode === "sequential" ? "sequential" : "",
+        namespace_json: t.namespace && typeof t.namespace === "object" ? t.namespace : null,
+        annotations_json: t.annotations && typeof t.annotations === "object" ? t.annotations : null,
       });
     }
     const cs = [];

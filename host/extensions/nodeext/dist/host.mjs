@@ -200,6 +200,21 @@ message ToolSpec {
   string prompt_snippet = 5;
   // Bullets added to the system prompt's guidelines while the tool is active.
   repeated string prompt_guidelines = 6;
+  // How the model reaches the tool (pi's exposure): "" or "direct"
+  // (declared while active, callable by other tools while active),
+  // "model-only" (declared, never callable by tools), "codemode" and
+  // "deferred" (not activated on registration, callable by tools whenever
+  // registered), "hidden" (registered, unreachable).
+  string exposure = 7;
+  // Not activated on registration (pi's defaultActive: false).
+  bool inactive = 8;
+  // "sequential": a batch of tool calls holding this tool runs one call
+  // after the other ("" or "parallel": concurrently).
+  string execution_mode = 9;
+  // pi's namespace ({name, aliases, description, instructions}) and
+  // annotations (MCP's hints), as JSON objects; empty when not given.
+  bytes namespace_json = 10;
+  bytes annotations_json = 11;
 }
 
 // FlagSpec describes a command-line flag registered by the plugin.

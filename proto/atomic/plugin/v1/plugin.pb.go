@@ -417,8 +417,23 @@ type ToolSpec struct {
 	PromptSnippet string `protobuf:"bytes,5,opt,name=prompt_snippet,json=promptSnippet,proto3" json:"prompt_snippet,omitempty"`
 	// Bullets added to the system prompt's guidelines while the tool is active.
 	PromptGuidelines []string `protobuf:"bytes,6,rep,name=prompt_guidelines,json=promptGuidelines,proto3" json:"prompt_guidelines,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// How the model reaches the tool (pi's exposure): "" or "direct"
+	// (declared while active, callable by other tools while active),
+	// "model-only" (declared, never callable by tools), "codemode" and
+	// "deferred" (not activated on registration, callable by tools whenever
+	// registered), "hidden" (registered, unreachable).
+	Exposure string `protobuf:"bytes,7,opt,name=exposure,proto3" json:"exposure,omitempty"`
+	// Not activated on registration (pi's defaultActive: false).
+	Inactive bool `protobuf:"varint,8,opt,name=inactive,proto3" json:"inactive,omitempty"`
+	// "sequential": a batch of tool calls holding this tool runs one call
+	// after the other ("" or "parallel": concurrently).
+	ExecutionMode string `protobuf:"bytes,9,opt,name=execution_mode,json=executionMode,proto3" json:"execution_mode,omitempty"`
+	// pi's namespace ({name, aliases, description, instructions}) and
+	// annotations (MCP's hints), as JSON objects; empty when not given.
+	NamespaceJson   []byte `protobuf:"bytes,10,opt,name=namespace_json,json=namespaceJson,proto3" json:"namespace_json,omitempty"`
+	AnnotationsJson []byte `protobuf:"bytes,11,opt,name=annotations_json,json=annotationsJson,proto3" json:"annotations_json,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ToolSpec) Reset() {
@@ -489,6 +504,41 @@ func (x *ToolSpec) GetPromptSnippet() string {
 func (x *ToolSpec) GetPromptGuidelines() []string {
 	if x != nil {
 		return x.PromptGuidelines
+	}
+	return nil
+}
+
+func (x *ToolSpec) GetExposure() string {
+	if x != nil {
+		return x.Exposure
+	}
+	return ""
+}
+
+func (x *ToolSpec) GetInactive() bool {
+	if x != nil {
+		return x.Inactive
+	}
+	return false
+}
+
+func (x *ToolSpec) GetExecutionMode() string {
+	if x != nil {
+		return x.ExecutionMode
+	}
+	return ""
+}
+
+func (x *ToolSpec) GetNamespaceJson() []byte {
+	if x != nil {
+		return x.NamespaceJson
+	}
+	return nil
+}
+
+func (x *ToolSpec) GetAnnotationsJson() []byte {
+	if x != nil {
+		return x.AnnotationsJson
 	}
 	return nil
 }
@@ -1412,14 +1462,20 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\vCommandSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x128\n" +
-	"\x18has_argument_completions\x18\x03 \x01(\bR\x16hasArgumentCompletions\"\xd3\x01\n" +
+	"\x18has_argument_completions\x18\x03 \x01(\bR\x16hasArgumentCompletions\"\x84\x03\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\x12'\n" +
 	"\x0fparameters_json\x18\x04 \x01(\fR\x0eparametersJson\x12%\n" +
 	"\x0eprompt_snippet\x18\x05 \x01(\tR\rpromptSnippet\x12+\n" +
-	"\x11prompt_guidelines\x18\x06 \x03(\tR\x10promptGuidelines\"y\n" +
+	"\x11prompt_guidelines\x18\x06 \x03(\tR\x10promptGuidelines\x12\x1a\n" +
+	"\bexposure\x18\a \x01(\tR\bexposure\x12\x1a\n" +
+	"\binactive\x18\b \x01(\bR\binactive\x12%\n" +
+	"\x0eexecution_mode\x18\t \x01(\tR\rexecutionMode\x12%\n" +
+	"\x0enamespace_json\x18\n" +
+	" \x01(\fR\rnamespaceJson\x12)\n" +
+	"\x10annotations_json\x18\v \x01(\fR\x0fannotationsJson\"y\n" +
 	"\bFlagSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x12\n" +
