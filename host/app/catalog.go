@@ -95,6 +95,12 @@ func (rt *Runtime) reloadModels(force bool) {
 // then replace them (as pi's registerProvider).
 func (rt *Runtime) withExtensionProviders(models []llm.Model, refs []extensions.ProviderRef) ([]llm.Model, map[string]llm.ProviderSettings) {
 	settings := map[string]llm.ProviderSettings{}
+	// A provider the agent knows stays one that needs a key, even when a
+	// registration replaces all its models (Apply would see it as new).
+	builtin := map[string]bool{}
+	for _, m := range models {
+		builtin[m.Provider] = true
+	}
 	for _, ref := range refs {
 		var pc llm.ProviderConfig
 		if err := json.Unmarshal(ref.Spec.Config, &pc); err != nil {
@@ -110,6 +116,12 @@ func (rt *Runtime) withExtensionProviders(models []llm.Model, refs []extensions.
 		models, s, problems = (&llm.ModelsConfig{Providers: []llm.ProviderConfig{pc}}).Apply(models)
 		for _, pr := range problems {
 			rt.log.Warn("registerProvider: part of the provider is skipped", "extension", ref.Path, "problem", pr)
+		}
+		for name, ps := range s {
+			if builtin[name] {
+				ps.Custom = false
+				s[name] = ps
+			}
 		}
 		maps.Copy(settings, s)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/atomic-go/atomic/host/llm/llmtest"
+	"github.com/atomic-go/atomic/internal/e2e"
 )
 
 // pi.registerProvider in every engine, in pi's configuration form: a new
@@ -93,6 +94,50 @@ func TestExtensionRegistersProvider(t *testing.T) {
 			}
 			if strings.Contains(a.Stderr(), "acme-secret-key") {
 				t.Errorf("the key reached the log:\n%s", a.Stderr())
+			}
+		})
+	}
+}
+
+// A registration that replaces all the models of a provider the agent
+// already has keeps the provider's need for a key: without the key its
+// models are not available, with it they are.
+func TestExtensionReplacesBuiltinProviderModels(t *testing.T) {
+	dir := t.TempDir()
+	src := `export default function (pi: any) {
+  pi.registerProvider("anthropic", {
+    baseUrl: "http://127.0.0.1:9", api: "anthropic-messages",
+    models: [{ id: "claude-from-ext", name: "From Ext", reasoning: false, input: ["text"],
+      cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 }, contextWindow: 100000, maxTokens: 4096 }],
+  });
+}
+`
+	ext := filepath.Join(dir, "provider.ts")
+	if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"", "sk-ant-test"} {
+		t.Run("key="+strconv.FormatBool(key != ""), func(t *testing.T) {
+			env := map[string]string{"ANTHROPIC_OAUTH_TOKEN": ""}
+			if key != "" {
+				env["ANTHROPIC_API_KEY"] = key
+			}
+			a := e2e.Start(t, e2e.Options{Args: []string{"-e", ext}, Env: env, Script: []map[string]any{{"text": "unused"}}})
+			a.MustSucceed(map[string]any{"type": "get_extensions"})
+			data := a.MustSucceed(map[string]any{"type": "get_available_models"})["data"].(map[string]any)
+			var anthropic []string
+			for _, m := range data["models"].([]any) {
+				mm := m.(map[string]any)
+				if mm["provider"] == "anthropic" {
+					anthropic = append(anthropic, mm["id"].(string))
+				}
+			}
+			want := []string(nil)
+			if key != "" {
+				want = []string{"claude-from-ext"}
+			}
+			if strings.Join(anthropic, ",") != strings.Join(want, ",") {
+				t.Fatalf("anthropic models available: %v, want %v\n%s", anthropic, want, a.Stderr())
 			}
 		})
 	}
