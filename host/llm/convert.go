@@ -6,13 +6,15 @@ import (
 )
 
 // BashExecutionText is how a direct shell command reaches the model: the
-// command, its output in a fenced block, and notes on how it ended.
+// command, its output in a fenced block, and notes on how it ended (pi's
+// wording, byte for byte: the output as it is, a note on truncation only
+// with the file that holds the whole output).
 func BashExecutionText(m *Message) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Ran `%s`\n", m.Command)
 	if m.Output != "" {
 		sb.WriteString("```\n")
-		sb.WriteString(strings.TrimRight(m.Output, "\n"))
+		sb.WriteString(m.Output)
 		sb.WriteString("\n```")
 	} else {
 		sb.WriteString("(no output)")
@@ -24,15 +26,14 @@ func BashExecutionText(m *Message) string {
 	}
 	if m.Truncated && m.FullOutputPath != "" {
 		fmt.Fprintf(&sb, "\n\n[Output truncated. Full output: %s]", m.FullOutputPath)
-	} else if m.Truncated {
-		sb.WriteString("\n\n[Output truncated.]")
 	}
 	return sb.String()
 }
 
-// BranchSummaryText is how a branch summary reaches the model.
+// BranchSummaryText is how a branch summary reaches the model (pi's
+// wording: no line break before the closing tag).
 func BranchSummaryText(summary string) string {
-	return "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n" + summary + "\n</summary>"
+	return "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n" + summary + "</summary>"
 }
 
 // CompactionSummaryText is the user text a pi compaction summary becomes

@@ -88,7 +88,7 @@ func TestToProviderMessagesConvertsAgentMessages(t *testing.T) {
 			t.Fatalf("converted role %s", m.Role)
 		}
 	}
-	if got := out[0].Text(); got != "Ran `make`\n```\nerror: x\n```\n\nCommand exited with code 2" || out[0].Timestamp != 5 {
+	if got := out[0].Text(); got != "Ran `make`\n```\nerror: x\n\n```\n\nCommand exited with code 2" || out[0].Timestamp != 5 {
 		t.Fatalf("bash text = %q", got)
 	}
 	if got := out[1].Text(); !strings.Contains(got, "(no output)") || !strings.Contains(got, "(command cancelled)") {

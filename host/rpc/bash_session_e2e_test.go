@@ -63,8 +63,8 @@ func TestBashMessageReachesNextPrompt(t *testing.T) {
 	}
 	texts := userTexts(reqs[0])
 	want := []string{
-		"Ran `echo hello-from-bash`\n```\nhello-from-bash\n```",
-		"Ran `echo failing; exit 3`\n```\nfailing\n```\n\nCommand exited with code 3",
+		"Ran `echo hello-from-bash`\n```\nhello-from-bash\n\n```",
+		"Ran `echo failing; exit 3`\n```\nfailing\n\n```\n\nCommand exited with code 3",
 		"Ran `true`\n(no output)",
 		"what happened?",
 	}
@@ -83,10 +83,10 @@ func TestBashCancelledAndTruncatedNotesInContext(t *testing.T) {
 	d := bashData(t, a.MustSucceed(map[string]any{"type": "bash", "command": "seq 1 2500"}))
 	a.PromptAndWait("go")
 	texts := userTexts(a.FauxRequests()[0])
-	if texts[0] != "Ran `echo partial; sleep 100 & wait`\n```\npartial\n```\n\n(command cancelled)" {
+	if texts[0] != "Ran `echo partial; sleep 100 & wait`\n```\npartial\n\n```\n\n(command cancelled)" {
 		t.Errorf("cancelled: %q", texts[0])
 	}
-	wantEnd := fmt.Sprintf("2500\n```\n\n[Output truncated. Full output: %s]", d["fullOutputPath"])
+	wantEnd := fmt.Sprintf("2500\n\n```\n\n[Output truncated. Full output: %s]", d["fullOutputPath"])
 	if !strings.HasPrefix(texts[1], "Ran `seq 1 2500`\n```\n501\n502\n") || !strings.HasSuffix(texts[1], wantEnd) {
 		t.Errorf("truncated: %q … %q", texts[1][:40], texts[1][len(texts[1])-120:])
 	}
@@ -131,7 +131,7 @@ func TestBashDuringRunIsHeldUntilTheRunEnds(t *testing.T) {
 	}
 	a.PromptAndWait("next")
 	texts := userTexts(a.FauxRequests()[2])
-	if len(texts) != 3 || texts[1] != "Ran `echo ran-during-run`\n```\nran-during-run\n```" || texts[2] != "next" {
+	if len(texts) != 3 || texts[1] != "Ran `echo ran-during-run`\n```\nran-during-run\n\n```" || texts[2] != "next" {
 		t.Fatalf("next prompt's user texts: %q", texts)
 	}
 }

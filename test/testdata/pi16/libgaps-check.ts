@@ -11,6 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import {
   collectEntriesForBranchSummary,
+  convertToLlm,
   detectSupportedImageMimeTypeFromFile,
   formatDimensionNote,
   generateDiffString,
@@ -278,6 +279,24 @@ async function run() {
     [{ cliModel: "gateway/rocket" }, rt],
   ];
   out.cliModels = cli.map(([o, runtime]) => hide(resolveCliModel(Object.assign({ modelRuntime: runtime }, o))));
+
+  // The agent's messages as the model sees them.
+  out.convertToLlm = hide(
+    convertToLlm([
+      { role: "user", content: "plain", timestamp: 1700000000000 },
+      { role: "assistant", content: [{ type: "text", text: "answer" }], stopReason: "stop", timestamp: 1700000000000 },
+      { role: "toolResult", toolCallId: "c1", toolName: "read", content: [{ type: "text", text: "out" }], isError: false, timestamp: 1700000000000 },
+      { role: "bashExecution", command: "ls", output: "a\nb\n", exitCode: 0, cancelled: false, truncated: false, timestamp: 1700000000000 },
+      { role: "bashExecution", command: "make", output: "", exitCode: 2, cancelled: false, truncated: true, fullOutputPath: "/tmp/full.log", timestamp: 1700000000000 },
+      { role: "bashExecution", command: "sleep 9", output: "x", cancelled: true, truncated: true, timestamp: 1700000000000 },
+      { role: "bashExecution", command: "secret", output: "hidden", exitCode: 0, excludeFromContext: true, timestamp: 1700000000000 },
+      { role: "custom", customType: "note", content: "as text", display: true, timestamp: 1700000000000 },
+      { role: "custom", customType: "note", content: [{ type: "text", text: "as blocks" }], display: false, timestamp: 1700000000000 },
+      { role: "branchSummary", summary: "went left", fromId: "abc", timestamp: 1700000000000 },
+      { role: "compactionSummary", summary: "earlier talk", tokensBefore: 1000, timestamp: 1700000000000 },
+      { role: "unknownRole", content: "dropped", timestamp: 1700000000000 },
+    ]),
+  );
   return out;
 }
 

@@ -5,7 +5,7 @@
 const tui = require("@mariozechner/pi-tui");
 const native = require("atomic:internal");
 // The library part (agentlib.js); its helpers for piai.js stay out.
-const { uuidv7: _u, contentText: _c, unsupported: _n, unsupportedClass: _k, projectEntry: _p, nodeBuiltin: _b, ...libExports } = require("atomic:agentlib");
+const { uuidv7: _u, contentText: _c, userMessage: _m, unsupported: _n, unsupportedClass: _k, projectEntry: _p, nodeBuiltin: _b, ...libExports } = require("atomic:agentlib");
 // The agent's utilities that behave as pi's (agentutil.js).
 const { __esModule: _e, ...utilExports } = require("atomic:agentutil");
 // Nested sessions (agentsession.js).
@@ -318,7 +318,6 @@ module.exports = {
   keyDisplayText: (key) => String(key),
   getLanguageFromPath,
   highlightCode: (code) => String(code).split("\n"),
-  convertToLlm: (messages) => Array.from(messages || []).filter((m) => m && ["user", "assistant", "toolResult"].includes(m.role)),
   getMarkdownTheme: () => ({}),
   getSettingsListTheme: () => ({}),
   getSelectListTheme: () => ({}),

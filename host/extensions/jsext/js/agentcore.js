@@ -7,6 +7,7 @@
 // in pi's order.
 "use strict";
 const piai = require("@mariozechner/pi-ai");
+const { userMessage } = require("atomic:agentlib");
 
 const DEFAULT_AGENT_IDENTITY = { attribution: { name: "atomic", url: "https://github.com/atomic-go/atomic", categories: ["cli-agent"] } };
 
@@ -18,13 +19,6 @@ const defaultConvertToLlm = (messages) => messages.filter((m) => m && llmRoles.h
 
 const errText = (e) => (e && e.message !== undefined ? String(e.message) : String(e));
 const errorResult = (text) => ({ content: [{ type: "text", text }], details: {} });
-
-// userMessage is a prompt's text and images as a user message.
-function userMessage(text, images) {
-  const content = [{ type: "text", text: String(text) }];
-  for (const img of images || []) content.push(img);
-  return { role: "user", content, timestamp: Date.now() };
-}
 
 // failedAssistant is the assistant message of a request that did not
 // complete (an exception from the stream function, an abort).

@@ -89,6 +89,62 @@ function shortId(byId) {
   return randomUUID();
 }
 
+// --- messages as the model sees them ------------------------------------------
+// pi's wording, as host/llm/convert.go's (the Go side converts the agent's
+// own transcript; this one converts what an extension hands over).
+const BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+const BRANCH_SUMMARY_SUFFIX = "</summary>";
+const COMPACTION_SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+const COMPACTION_SUMMARY_SUFFIX = "\n</summary>";
+
+function bashExecutionToText(m) {
+  let text = `Ran \`${m.command}\`\n`;
+  text += m.output ? "```\n" + m.output + "\n```" : "(no output)";
+  if (m.cancelled) text += "\n\n(command cancelled)";
+  else if (m.exitCode !== null && m.exitCode !== undefined && m.exitCode !== 0) text += `\n\nCommand exited with code ${m.exitCode}`;
+  if (m.truncated && m.fullOutputPath) text += `\n\n[Output truncated. Full output: ${m.fullOutputPath}]`;
+  return text;
+}
+
+const userText = (text, timestamp) => ({ role: "user", content: [{ type: "text", text }], timestamp });
+
+// convertToLlm turns the coding agent's messages into the user, assistant
+// and toolResult messages a model takes: shell executions, custom messages
+// and summaries become user messages; other roles are dropped.
+function convertToLlm(messages) {
+  const out = [];
+  for (const m of Array.from(messages || [])) {
+    if (!m) continue;
+    switch (m.role) {
+      case "bashExecution":
+        if (!m.excludeFromContext) out.push(userText(bashExecutionToText(m), m.timestamp));
+        break;
+      case "custom":
+        out.push({ role: "user", content: typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content, timestamp: m.timestamp });
+        break;
+      case "branchSummary":
+        out.push(userText(BRANCH_SUMMARY_PREFIX + m.summary + BRANCH_SUMMARY_SUFFIX, m.timestamp));
+        break;
+      case "compactionSummary":
+        out.push(userText(COMPACTION_SUMMARY_PREFIX + m.summary + COMPACTION_SUMMARY_SUFFIX, m.timestamp));
+        break;
+      case "system":
+      case "user":
+      case "assistant":
+      case "toolResult":
+        out.push(m);
+    }
+  }
+  return out;
+}
+
+// userMessage is a prompt's text and images as a user message.
+function userMessage(text, images) {
+  const content = [{ type: "text", text: String(text) }];
+  for (const img of images || []) content.push(img);
+  return { role: "user", content, timestamp: Date.now() };
+}
+
 // --- text helpers ------------------------------------------------------------
 function contentText(content, separator) {
   if (typeof content === "string") return content;
@@ -1333,9 +1389,11 @@ module.exports = {
   wrapRegisteredTools,
   createSyntheticSourceInfo,
   ...unsupportedNames,
-  // for piai.js
+  convertToLlm,
+  // for piai.js, agentcore.js and agentsession.js
   uuidv7,
   contentText,
+  userMessage,
   unsupported,
   unsupportedClass,
   // for agentutil.js

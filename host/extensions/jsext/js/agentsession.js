@@ -17,32 +17,8 @@ const factoryName = { read: "Read", bash: "Bash", edit: "Edit", write: "Write", 
 // user's current model and system prompt.
 const host = () => globalThis.__atomicSessionHost || {};
 
-const textOf = (m) =>
-  (Array.isArray(m.content) ? m.content : [])
-    .filter((c) => c && c.type === "text")
-    .map((c) => c.text)
-    .join("");
-
-function userMessage(text, images) {
-  const content = [{ type: "text", text: String(text) }];
-  for (const img of images || []) content.push(img);
-  return { role: "user", content, timestamp: Date.now() };
-}
-
-// convertToLlm is the coding agent's: custom messages reach the model as
-// user messages, the rest as they are.
-function convertToLlm(messages) {
-  const out = [];
-  for (const m of messages || []) {
-    if (!m) continue;
-    if (m.role === "user" || m.role === "assistant" || m.role === "toolResult") out.push(m);
-    else if (m.role === "custom") {
-      const content = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content || [];
-      out.push({ role: "user", content, timestamp: m.timestamp || Date.now() });
-    }
-  }
-  return out;
-}
+const textOf = (m) => lib.contentText(m && m.content, "");
+const { userMessage, convertToLlm } = lib;
 
 class AgentSession {
   constructor(config) {
