@@ -289,7 +289,7 @@ func (rt *Runtime) setupExtensions(trusted bool) {
 		// their resolution, in the background.
 		rt.ext.mgr.Start(rt.discoverExtensions())
 		_ = rt.ext.mgr.Wait(context.Background())
-		rt.registerExtensionTools()
+		rt.applyExtensionRegistrations()
 		if rt.opts.LoadOnly {
 			close(rt.ext.ready)
 			close(rt.ext.started)

@@ -178,7 +178,7 @@ func (rt *Runtime) reloadExtensions(ctx context.Context, phase string) error {
 		// Reload decides trust again (a changed extension file asks
 		// again); the resources discovered next follow the decision.
 		rt.setTrust(rt.ext.mgr.Cwd(), rt.ext.mgr.Trusted())
-		rt.registerExtensionTools()
+		rt.applyExtensionRegistrations()
 		return err
 	case ReloadStart:
 		rt.ext.bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: "reload"})
@@ -208,23 +208,15 @@ func (rt *Runtime) flushEarly(fn events.Sink) {
 	}
 }
 
-// registerExtensionTools offers extension tools to the model; a tool named
-// like a built-in replaces it.
-func (rt *Runtime) registerExtensionTools() {
-	for _, ref := range rt.ext.mgr.Tools() {
-		rt.tools.Add(&extensions.Tool{Ref: ref, Timeout: rt.settings.Timeouts.ToolTimeout()}, ref.Spec.ActiveOnRegistration())
-	}
-	rt.applyExtensionProviders()
-}
-
-// RefreshExtensionTools implements extensions.ToolRefresher: tools
-// registered since the extensions loaded are offered to the model (active);
-// a tool an extension registers again keeps its active state.
-func (h *extHost) RefreshExtensionTools() {
-	rt := h.rt
+// applyExtensionRegistrations makes what the extensions have registered
+// take effect, after loading, a reload, or a registration from a handler:
+// handlers for events the extension did not handle before (pi.on after
+// loading) are called from the next event on; tools are offered to the
+// model (a tool named like a built-in replaces it; a tool an extension
+// registers again keeps its active state); the providers join the
+// catalogue.
+func (rt *Runtime) applyExtensionRegistrations() {
 	defer rt.applyExtensionProviders()
-	// A handler for an event the extension did not handle before (pi.on
-	// after loading) is called from the next event on.
 	rt.ext.bus.Refresh()
 	for _, ref := range rt.ext.mgr.Tools() {
 		name := ref.Spec.Name
@@ -235,12 +227,15 @@ func (h *extHost) RefreshExtensionTools() {
 					continue
 				}
 				// (A tool registered again as hidden is withdrawn.)
-				active = rt.tools.IsActive(name) && ref.Spec.Exposure != extensions.ExposureHidden
+				active = rt.tools.IsActive(name) && ref.Spec.Exposure != tools.ExposureHidden
 			}
 		}
 		rt.tools.Add(&extensions.Tool{Ref: ref, Timeout: rt.settings.Timeouts.ToolTimeout()}, active)
 	}
 }
+
+// RefreshExtensionTools implements extensions.ToolRefresher.
+func (h *extHost) RefreshExtensionTools() { h.rt.applyExtensionRegistrations() }
 
 var _ extensions.ToolRefresher = (*extHost)(nil)
 
@@ -361,7 +356,7 @@ func (rt *Runtime) TrustProject(ctx context.Context) (int, error) {
 		cwd = cur
 	}
 	rt.setTrust(cwd, true)
-	rt.registerExtensionTools()
+	rt.applyExtensionRegistrations()
 	rt.applyMCP() // the project's mcp.json
 	rt.RediscoverResources(ctx, "startup")
 	return n, nil

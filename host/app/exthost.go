@@ -202,7 +202,7 @@ func (h *extHost) Tools(context.Context) ([]string, []extensions.ToolInfo) {
 	rt := h.rt
 	var all []extensions.ToolInfo
 	for _, t := range rt.tools.All() {
-		info := extensions.ToolInfo{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters(), Exposure: extensions.ExposureDirect}
+		info := extensions.ToolInfo{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters(), Exposure: tools.ExposureDirect}
 		if p, ok := t.(tools.Prompted); ok {
 			info.PromptGuidelines = p.PromptGuidelines()
 		}

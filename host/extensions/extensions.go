@@ -28,6 +28,7 @@ import (
 
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/tools"
 	"github.com/atomic-go/atomic/sdk/rpcwire"
 )
 
@@ -175,20 +176,11 @@ type ToolSpec struct {
 	Namespace, Annotations json.RawMessage
 }
 
-// Exposure values of pi's tool registration.
-const (
-	ExposureDirect    = "direct"
-	ExposureModelOnly = "model-only"
-	ExposureCodemode  = "codemode"
-	ExposureDeferred  = "deferred"
-	ExposureHidden    = "hidden"
-)
-
 // ActiveOnRegistration reports whether the tool is activated when it is
 // registered: direct and model-only tools, unless defaultActive is false.
 func (t ToolSpec) ActiveOnRegistration() bool {
 	switch t.Exposure {
-	case "", ExposureDirect, ExposureModelOnly:
+	case "", tools.ExposureDirect, tools.ExposureModelOnly:
 		return !t.Inactive
 	}
 	return false

@@ -12,8 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/atomic-go/atomic/host/tools"
-	"github.com/atomic-go/atomic/internal/fsutil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,22 +19,18 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/atomic-go/atomic/host/tools"
+	"github.com/atomic-go/atomic/internal/fsutil"
 )
 
-// Exposures of a server's tools.
-const (
-	// ExposureDirect declares each tool to the model.
-	ExposureDirect = "direct"
-	// ExposureDeferred keeps the tools out of the requests until
-	// mcp_tool_search loads them (the default).
-	ExposureDeferred = "deferred"
-	// ExposureHidden registers nothing.
-	ExposureHidden = "hidden"
-)
+// A server's exposure is one of tools' Exposure values: direct declares
+// each tool to the model, deferred keeps them out of the requests until
+// mcp_tool_search loads them, hidden registers nothing.
 
 // DefaultExposure is the exposure of a server that names none: deferred,
 // so that a server with hundreds of tools costs one tool declaration.
-const DefaultExposure = ExposureDeferred
+const DefaultExposure = tools.ExposureDeferred
 
 // Scopes of a server definition.
 const (
@@ -120,10 +114,10 @@ func (c *ServerConfig) Reaches() (direct, deferred bool) {
 	if exp == "" {
 		exp = DefaultExposure
 	}
-	direct, deferred = exp == ExposureDirect, exp == ExposureDeferred
+	direct, deferred = exp == tools.ExposureDirect, exp == tools.ExposureDeferred
 	for _, e := range c.ToolExposure {
-		direct = direct || e.Exposure == ExposureDirect
-		deferred = deferred || e.Exposure == ExposureDeferred
+		direct = direct || e.Exposure == tools.ExposureDirect
+		deferred = deferred || e.Exposure == tools.ExposureDeferred
 	}
 	return direct, deferred
 }
@@ -455,10 +449,10 @@ func parseToolExposure(raw json.RawMessage) ([]ToolExposure, error) {
 // mcp_tool_search, so they mean deferred.
 func checkExposure(s string) (string, error) {
 	switch s {
-	case "", ExposureDirect, ExposureDeferred, ExposureHidden:
+	case "", tools.ExposureDirect, tools.ExposureDeferred, tools.ExposureHidden:
 		return s, nil
 	case "codemode", "codemode-deferred":
-		return ExposureDeferred, nil
+		return tools.ExposureDeferred, nil
 	}
 	return "", fmt.Errorf("must be one of \"direct\", \"deferred\", \"hidden\" (got %q)", s)
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atomic-go/atomic/host/tools"
 )
 
 func write(t *testing.T, path, text string) {
@@ -50,7 +52,7 @@ func TestLoadMergesUserAndTrustedProject(t *testing.T) {
 	}
 	l = Load(agent, cwd, true)
 	fs, _ := l.Find("fs")
-	if fs.Config.IsEnabled() || fs.Config.Exposure != ExposureDirect || fs.Config.Env["TOKEN"] != "${T}" || fs.Override == "" || fs.Scope != ScopeUser {
+	if fs.Config.IsEnabled() || fs.Config.Exposure != tools.ExposureDirect || fs.Config.Env["TOKEN"] != "${T}" || fs.Override == "" || fs.Scope != ScopeUser {
 		t.Errorf("override: %+v", fs)
 	}
 	docs, _ = l.Find("docs")

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atomic-go/atomic/host/tools"
 )
 
 // startWithEnvDump starts a stdio server through a shell that writes its
@@ -16,7 +18,7 @@ func startWithEnvDump(t *testing.T, inherit bool) string {
 	h := newHarness(t)
 	h.apply(Server{Name: "e", Source: "test", Config: ServerConfig{
 		Command: "sh", Args: []string{"-c", fmt.Sprintf("env > %s; exec %s", dump, testServerBin)},
-		Env: map[string]string{"ENTRY_VALUE": "from-entry"}, InheritEnv: inherit, Exposure: ExposureDirect,
+		Env: map[string]string{"ENTRY_VALUE": "from-entry"}, InheritEnv: inherit, Exposure: tools.ExposureDirect,
 	}})
 	if st := h.status("e"); st.State != StateConnected {
 		t.Fatalf("status %+v", st)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atomic-go/atomic/host/tools"
 	"github.com/atomic-go/atomic/internal/leaktest"
 )
 
@@ -27,7 +28,7 @@ func TestCloseEndsEveryProcess(t *testing.T) {
 	// Hanging at initialize, deaf to EOF and SIGTERM, with a child in its group.
 	for i := range MaxStarting + 4 {
 		script := fmt.Sprintf("trap '' TERM; sleep 1000 & echo $$ $! > %s/h%d; while :; do sleep 1; done", pids, i)
-		defs = append(defs, Server{Name: fmt.Sprintf("hang%d", i), Source: "test", Config: ServerConfig{Command: "sh", Args: []string{"-c", script}, Exposure: ExposureDeferred}})
+		defs = append(defs, Server{Name: fmt.Sprintf("hang%d", i), Source: "test", Config: ServerConfig{Command: "sh", Args: []string{"-c", script}, Exposure: tools.ExposureDeferred}})
 	}
 	for i := range 3 {
 		defs = append(defs, stdioServer(fmt.Sprintf("ok%d", i), map[string]any{"env": map[string]string{"MCP_TEST_PID_FILE": filepath.Join(pids, fmt.Sprintf("ok%d", i))}}))

@@ -281,7 +281,7 @@ func TestToolListChanged(t *testing.T) {
 func TestDeferredSearch(t *testing.T) {
 	h := newHarness(t)
 	h.apply(stdioServer("big", map[string]any{"env": map[string]string{"MCP_TEST_EXTRA_TOOLS": "200"}}))
-	if st := h.status("big"); st.ToolCount < 200 || st.Exposure != ExposureDeferred {
+	if st := h.status("big"); st.ToolCount < 200 || st.Exposure != tools.ExposureDeferred {
 		t.Fatalf("status %+v", st)
 	}
 	active := strings.Join(h.reg.ActiveNames(), " ")
@@ -348,7 +348,7 @@ func TestStopKillsProcessGroup(t *testing.T) {
 	// A wrapper shell that stays the parent of the server (like npx), and
 	// ignores SIGTERM... its group still dies.
 	script := fmt.Sprintf("trap '' TERM; %s; echo done >&2", testServerBin)
-	h.apply(Server{Name: "w", Source: "test", Config: ServerConfig{Command: "sh", Args: []string{"-c", script}, Env: map[string]string{"MCP_TEST_PID_FILE": pidFile}, Exposure: ExposureDirect}})
+	h.apply(Server{Name: "w", Source: "test", Config: ServerConfig{Command: "sh", Args: []string{"-c", script}, Env: map[string]string{"MCP_TEST_PID_FILE": pidFile}, Exposure: tools.ExposureDirect}})
 	if st := h.status("w"); st.State != StateConnected {
 		t.Fatalf("status %+v", st)
 	}

@@ -88,7 +88,7 @@ func (t *searchTool) Execute(ctx context.Context, call tools.Call) (llm.ToolResu
 	var docs []searchDoc
 	for _, s := range t.m.list() {
 		for _, tool := range s.sortedTools() {
-			if tool.exposure != ExposureDeferred {
+			if tool.exposure != tools.ExposureDeferred {
 				continue
 			}
 			docs = append(docs, searchDoc{tool: tool, server: s.def.Name + " " + s.def.Config.Description})

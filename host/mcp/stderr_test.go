@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/atomic-go/atomic/host/tools"
 )
 
 // A stderr line over 64 KiB is cut, and the lines after it are still
@@ -11,7 +13,7 @@ import (
 func TestLongStderrLineKeepsCapture(t *testing.T) {
 	h := newHarness(t)
 	script := fmt.Sprintf("head -c 200000 /dev/zero | tr '\\0' x >&2; echo >&2; echo after-the-long-line >&2; exec %s", testServerBin)
-	h.apply(Server{Name: "s", Source: "test", Config: ServerConfig{Command: "sh", Args: []string{"-c", script}, Exposure: ExposureDirect}})
+	h.apply(Server{Name: "s", Source: "test", Config: ServerConfig{Command: "sh", Args: []string{"-c", script}, Exposure: tools.ExposureDirect}})
 	_, err := h.call("mcp__s__crash", nil)
 	if err == nil || !strings.Contains(err.Error(), "crashing now") {
 		t.Fatalf("crash = %v (tail %q)", err, h.status("s").StderrTail)

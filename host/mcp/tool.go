@@ -270,7 +270,7 @@ func (s *server) setTools(list []*mcp.Tool) bool {
 	next := map[string]*Tool{}
 	for _, t := range list {
 		exp := cfg.ToolExposureOf(t.Name)
-		if exp == ExposureHidden {
+		if exp == tools.ExposureHidden {
 			continue
 		}
 		name := ToolName(s.def.Name, t.Name, func(n string) bool {
@@ -306,7 +306,7 @@ func (s *server) setTools(list []*mcp.Tool) bool {
 		}
 	}
 	for name, t := range next {
-		active := t.exposure == ExposureDirect
+		active := t.exposure == tools.ExposureDirect
 		if old, ok := prev[name]; ok && old.exposure == t.exposure && reg.IsActive(name) {
 			active = true // loaded by mcp_tool_search earlier
 		}

@@ -59,11 +59,24 @@ type Prompted interface {
 	PromptGuidelines() []string
 }
 
+// Exposures of a tool (pi's): how the model and other tools reach it.
+const (
+	// ExposureDirect declares the tool to the model while it is active.
+	ExposureDirect = "direct"
+	// ExposureModelOnly: declared to the model, never called by tools.
+	ExposureModelOnly = "model-only"
+	// ExposureCodemode: reached from code mode, not declared.
+	ExposureCodemode = "codemode"
+	// ExposureDeferred: kept out of requests until a search loads it.
+	ExposureDeferred = "deferred"
+	// ExposureHidden: registered, reached by nothing.
+	ExposureHidden = "hidden"
+)
+
 // Reached is implemented by tools registered with pi's reach settings
 // (an extension's exposure and execution mode).
 type Reached interface {
-	// Exposure is "" or "direct", "model-only", "codemode", "deferred"
-	// or "hidden".
+	// Exposure is "" (direct) or one of the Exposure constants.
 	Exposure() string
 	// Sequential: a batch holding the tool runs one call at a time.
 	Sequential() bool
@@ -78,9 +91,9 @@ func CallableByTools(t Tool, active bool) bool {
 		return active
 	}
 	switch r.Exposure() {
-	case "model-only", "hidden":
+	case ExposureModelOnly, ExposureHidden:
 		return false
-	case "codemode", "deferred":
+	case ExposureCodemode, ExposureDeferred:
 		return true
 	}
 	return active
