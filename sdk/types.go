@@ -27,6 +27,13 @@ const (
 	EventToolExecutionEnd     = "tool_execution_end"
 	EventModelSelect          = "model_select"
 	EventUserBash             = "user_bash"
+	EventSessionCompact       = "session_compact"
+	EventSessionCompactFailed = "session_compact_failed"
+	EventSessionTree          = "session_tree"
+	EventAgentSettled         = "agent_settled"
+	EventUIPromptStart        = "ui_prompt_start"
+	EventUIPromptEnd          = "ui_prompt_end"
+	EventMCPServersChange     = "mcp_servers_change"
 )
 
 // Block is one content block: text {type, text} or image {type, data,

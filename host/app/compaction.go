@@ -30,6 +30,10 @@ type compactionRun struct {
 	ending bool // compaction_end is being emitted
 	res    *compaction.Result
 	err    error
+	// set by compactNow (the compaction's goroutine)
+	willRetry bool
+	focus     string
+	fromExt   bool // the text came from a session_before_compact handler
 }
 
 // compactionState is the runtime's compaction bookkeeping (guarded by
@@ -44,8 +48,10 @@ type compactionState struct {
 
 // BeforeCompactEvent is what a session_before_compact handler sees.
 type BeforeCompactEvent struct {
-	Reason      string                  `json:"reason"`
-	Preparation *compaction.Preparation `json:"preparation"`
+	Reason             string                  `json:"reason"`
+	Preparation        *compaction.Preparation `json:"preparation"`
+	CustomInstructions string                  `json:"customInstructions,omitempty"`
+	WillRetry          bool                    `json:"willRetry"`
 }
 
 // BeforeCompactDecision is a session_before_compact handler's answer: cancel
@@ -63,13 +69,25 @@ type CompactEvent struct {
 	Result          *compaction.Result    `json:"result"`
 	CompactionEntry *session.Entry        `json:"compactionEntry"`
 	FromExtension   bool                  `json:"fromExtension"`
+	WillRetry       bool                  `json:"willRetry"`
 }
 
-// CompactionHooks let the extension host take part in compaction. Both are
+// CompactFailedEvent is what a session_compact_failed handler is told
+// when a compaction failed or was cancelled.
+type CompactFailedEvent struct {
+	Reason        string `json:"reason"`
+	ErrorMessage  string `json:"errorMessage,omitempty"` // not for a cancelled one
+	Aborted       bool   `json:"aborted"`
+	WillRetry     bool   `json:"willRetry"`
+	FromExtension bool   `json:"fromExtension"`
+}
+
+// CompactionHooks let the extension host take part in compaction. All are
 // optional; errors of Before are logged and ignored.
 type CompactionHooks struct {
 	Before func(ctx context.Context, ev BeforeCompactEvent) (BeforeCompactDecision, error)
 	After  func(ctx context.Context, ev CompactEvent)
+	Failed func(ev CompactFailedEvent)
 }
 
 // SetCompactionHooks installs the extension seam for compaction.
@@ -152,13 +170,14 @@ func (rt *Runtime) runCompaction(parent context.Context, reason string, urgency 
 // replaces the configured one when not blank.
 func (rt *Runtime) runCompactionFocus(parent context.Context, reason string, urgency compaction.Urgency, willRetry bool, focus string) (*compaction.Result, error) {
 	ctx, cancel := context.WithCancel(parent)
-	c := &compactionRun{reason: reason, cancel: cancel, done: make(chan struct{})}
+	c := &compactionRun{reason: reason, cancel: cancel, done: make(chan struct{}), willRetry: willRetry, focus: focus}
 	rt.mu.Lock()
 	rt.cmp.active = c
+	failed := rt.cmp.hooks.Failed
 	rt.mu.Unlock()
 	rt.Emit(events.CompactionStart{Reason: reason})
 
-	res, err := rt.compactNow(ctx, reason, urgency, focus)
+	res, err := rt.compactNow(ctx, c, urgency)
 	if err != nil && (ctx.Err() != nil || compaction.IsCancelled(err)) {
 		err = compaction.ErrCancelled
 	}
@@ -183,6 +202,13 @@ func (rt *Runtime) runCompactionFocus(parent context.Context, reason string, urg
 	c.ending = true
 	rt.mu.Unlock()
 	rt.Emit(end)
+	if err != nil && failed != nil {
+		f := CompactFailedEvent{Reason: reason, Aborted: end.Aborted, WillRetry: willRetry, FromExtension: c.fromExt}
+		if !f.Aborted {
+			f.ErrorMessage = end.ErrorMessage
+		}
+		failed(f)
+	}
 	rt.mu.Lock()
 	if rt.cmp.active == c {
 		rt.cmp.active = nil
@@ -205,7 +231,8 @@ func backupLabel(reason string) string {
 }
 
 // compactNow prepares, plans, persists and rebuilds the context.
-func (rt *Runtime) compactNow(ctx context.Context, reason string, urgency compaction.Urgency, focus string) (*compaction.Result, error) {
+func (rt *Runtime) compactNow(ctx context.Context, c *compactionRun, urgency compaction.Urgency) (*compaction.Result, error) {
+	reason, focus := c.reason, c.focus
 	rt.mu.Lock()
 	sess, model, level := rt.sess, rt.model, rt.thinking
 	params := rt.compactionParamsLocked()
@@ -227,13 +254,14 @@ func (rt *Runtime) compactNow(ctx context.Context, reason string, urgency compac
 
 	var res *compaction.Result
 	if hooks.Before != nil {
-		dec, err := hooks.Before(ctx, BeforeCompactEvent{Reason: reason, Preparation: prep})
+		dec, err := hooks.Before(ctx, BeforeCompactEvent{Reason: reason, Preparation: prep, CustomInstructions: strings.TrimSpace(focus), WillRetry: c.willRetry})
 		switch {
 		case err != nil:
 			rt.log.Warn("session_before_compact failed", "error", err)
 		case dec.Cancel:
 			return nil, compaction.ErrCancelled
 		case dec.CompactedText != nil:
+			c.fromExt = true
 			if strings.TrimSpace(*dec.CompactedText) == "" {
 				return nil, errors.New(noCompactedText)
 			}
@@ -295,7 +323,7 @@ func (rt *Runtime) compactNow(ctx context.Context, reason string, urgency compac
 	if hooks.After != nil {
 		hooks.After(ctx, CompactEvent{
 			Reason: reason, Parameters: res.Parameters, Result: res, CompactionEntry: entry,
-			FromExtension: res.Rung == compaction.RungExtension,
+			FromExtension: res.Rung == compaction.RungExtension, WillRetry: c.willRetry,
 		})
 	}
 	return res, nil

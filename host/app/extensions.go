@@ -38,6 +38,12 @@ type extState struct {
 	uiMu sync.RWMutex
 	ui   UI
 
+	// promptMu guards the span of dialogs waiting for the user
+	// (ui_prompt_start … ui_prompt_end): overlapping dialogs make one.
+	promptMu   sync.Mutex
+	prompts    int
+	promptSpan hooks.UIPromptEvent
+
 	turnMu    sync.Mutex
 	turnIndex int
 	lastLevel string // for thinking_level_select's previousLevel
@@ -305,7 +311,38 @@ func (rt *Runtime) uiRequest(ctx context.Context, method string, params map[stri
 		// notifications still reach the UI set for those modes.
 		return extensions.UIAnswer{Cancelled: true}, nil
 	}
+	if extensions.IsUIDialog(method) {
+		rt.uiPromptSpan(method, params, true)
+		defer rt.uiPromptSpan(method, params, false)
+	}
 	return ui.Request(ctx, method, params)
+}
+
+// uiPromptSpan tells extensions when the agent starts and stops waiting
+// for the user in a dialog (ui_prompt_start, ui_prompt_end), nested and
+// overlapping dialogs coalesced into the outer span.
+func (rt *Runtime) uiPromptSpan(method string, params map[string]any, start bool) {
+	x := &rt.ext
+	x.promptMu.Lock()
+	var ev hooks.UIPromptEvent
+	name := ""
+	if start {
+		x.prompts++
+		if x.prompts == 1 {
+			title, _ := params["title"].(string)
+			x.promptSpan = hooks.UIPromptEvent{Reason: "ui_prompt", Kind: method, Title: title}
+			ev, name = x.promptSpan, hooks.UIPromptStart
+		}
+	} else {
+		x.prompts--
+		if x.prompts == 0 {
+			ev, name = x.promptSpan, hooks.UIPromptEnd
+		}
+	}
+	x.promptMu.Unlock()
+	if name != "" && x.bus.Has(name) {
+		x.bus.Notify(name, ev)
+	}
 }
 
 // Hooks returns the hook bus (for front ends and other runtimes).
@@ -586,7 +623,8 @@ func (rt *Runtime) installSessionHooks() {
 
 // installCompactionHooks lets extensions cancel a compaction or supply its
 // text (session_before_compact: {cancel} or {compactedText}) and tells
-// them about committed ones (session_compact).
+// them about committed ones (session_compact) and failed or cancelled
+// ones (session_compact_failed).
 func (rt *Runtime) installCompactionHooks() {
 	bus := rt.ext.bus
 	rt.SetCompactionHooks(CompactionHooks{
@@ -627,6 +665,11 @@ func (rt *Runtime) installCompactionHooks() {
 		After: func(_ context.Context, ev CompactEvent) {
 			if bus.Has(hooks.SessionCompact) {
 				bus.Notify(hooks.SessionCompact, ev)
+			}
+		},
+		Failed: func(ev CompactFailedEvent) {
+			if bus.Has(hooks.SessionCompactFailed) {
+				bus.Notify(hooks.SessionCompactFailed, ev)
 			}
 		},
 	})

@@ -163,7 +163,7 @@ func (rt *Runtime) extensionBash(owner *session.Session, req BashRequest, r *hoo
 
 // tapExtensions turns runtime events that have an extension counterpart
 // into notifications: model_changed → model_select, thinking_level_changed
-// → thinking_level_select, session_info_changed.
+// → thinking_level_select, session_info_changed, agent_settled.
 func (rt *Runtime) tapExtensions(ev events.Event) {
 	bus := rt.ext.bus
 	if bus == nil {
@@ -182,6 +182,10 @@ func (rt *Runtime) tapExtensions(ev events.Event) {
 	case events.SessionInfoChanged:
 		if bus.Has(hooks.SessionInfoChanged) {
 			bus.Notify(hooks.SessionInfoChanged, e)
+		}
+	case events.AgentSettled:
+		if bus.Has(hooks.AgentSettled) {
+			bus.Notify(hooks.AgentSettled, e)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/mcp"
 )
 
@@ -123,6 +124,7 @@ func (rt *Runtime) RegisterMCPServer(extensionPath, name string, config json.Raw
 	rt.mcp.extRaw[name] = append(json.RawMessage(nil), config...)
 	rt.mcp.mu.Unlock()
 	rt.applyMCP()
+	rt.mcpServersChanged()
 	return nil
 }
 
@@ -141,6 +143,22 @@ func (rt *Runtime) UnregisterMCPServer(extensionPath, name string) {
 	rt.mcp.extList = slices.DeleteFunc(rt.mcp.extList, func(n string) bool { return n == name })
 	rt.mcp.mu.Unlock()
 	rt.applyMCP()
+	rt.mcpServersChanged()
+}
+
+// mcpServersChanged tells extensions (mcp_servers_change) that a server
+// was registered or removed after start-up, with every registered server.
+func (rt *Runtime) mcpServersChanged() {
+	bus := rt.ext.bus
+	if bus == nil || !bus.Has(hooks.MCPServersChange) {
+		return
+	}
+	select {
+	case <-rt.ext.started:
+	default:
+		return // registered while loading: the start-up state
+	}
+	bus.Notify(hooks.MCPServersChange, map[string]any{"servers": rt.RegisteredMCPServers()})
 }
 
 // RegisteredMCPServers lists the servers extensions registered, in

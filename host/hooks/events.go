@@ -26,11 +26,13 @@ const (
 	SessionBeforeCompact = "session_before_compact"
 	SessionBeforeTree    = "session_before_tree"
 	SessionCompact       = "session_compact"
+	SessionCompactFailed = "session_compact_failed"
 	SessionTree          = "session_tree"
 	Input                = "input"
 	BeforeAgentStart     = "before_agent_start"
 	AgentStart           = "agent_start"
 	AgentEnd             = "agent_end"
+	AgentSettled         = "agent_settled"
 	TurnStart            = "turn_start"
 	TurnEnd              = "turn_end"
 	MessageStart         = "message_start"
@@ -46,6 +48,9 @@ const (
 	ThinkingLevelSelect  = "thinking_level_select"
 	UserBash             = "user_bash"
 	ResourcesDiscover    = "resources_discover"
+	UIPromptStart        = "ui_prompt_start"
+	UIPromptEnd          = "ui_prompt_end"
+	MCPServersChange     = "mcp_servers_change"
 )
 
 // Kind is how the bus dispatches an event.
@@ -69,13 +74,14 @@ const (
 var Kinds = map[string]Kind{
 	SessionStart: Notify, SessionShutdown: Notify, SessionInfoChanged: Notify,
 	SessionBeforeSwitch: Before, SessionBeforeFork: Before, SessionBeforeCompact: Before, SessionBeforeTree: Before,
-	SessionCompact: Notify, SessionTree: Notify,
+	SessionCompact: Notify, SessionCompactFailed: Notify, SessionTree: Notify,
 	Input: Chain, BeforeAgentStart: Chain, Context: Chain, ToolCall: Chain, ToolResult: Chain,
-	AgentStart: Notify, AgentEnd: Notify, TurnStart: Notify, TurnEnd: Notify,
+	AgentStart: Notify, AgentEnd: Notify, AgentSettled: Notify, TurnStart: Notify, TurnEnd: Notify,
 	MessageStart: Notify, MessageUpdate: Notify, MessageEnd: Notify,
 	ToolExecutionStart: Notify, ToolExecutionUpdate: Notify, ToolExecutionEnd: Notify,
 	ModelSelect: Notify, ThinkingLevelSelect: Notify, UserBash: First,
 	ResourcesDiscover: Chain,
+	UIPromptStart:     Notify, UIPromptEnd: Notify, MCPServersChange: Notify,
 }
 
 // Event is one event on its way to subscribers. Payload is any value that
@@ -282,4 +288,13 @@ type ExtensionError struct {
 	ExtensionPath string `json:"extensionPath"`
 	Event         string `json:"event"`
 	Error         string `json:"error"`
+}
+
+// UIPromptEvent is ui_prompt_start's and ui_prompt_end's payload: the
+// dialog the agent waits on the user for (kind "select", "confirm",
+// "input", "editor" or "custom").
+type UIPromptEvent struct {
+	Reason string `json:"reason"` // "ui_prompt"
+	Kind   string `json:"kind"`
+	Title  string `json:"title,omitempty"`
 }

@@ -15,6 +15,8 @@ import (
 // The tool "stats" answers how many tools/list requests it served.
 func flood(n int) {
 	var mu sync.Mutex
+	// This test server is a child of the tests; its stdout is the MCP
+	// protocol it speaks (no agent front end is involved).
 	out := bufio.NewWriter(os.Stdout)
 	send := func(s string) {
 		mu.Lock()
