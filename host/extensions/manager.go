@@ -2,6 +2,7 @@ package extensions
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -493,6 +494,28 @@ type subscriber struct {
 	Extension
 	opts Options
 }
+
+// Handlers implements hooks.HandlerSet: the bus calls each handler of an
+// extension that holds several on its own and composes their results
+// (-1, the extension composes them, when it cannot). The first wrapper
+// in the chain that is a HandlerSet answers (a wrapper that embeds an
+// Extension does not pass the interface on by itself).
+func (s *subscriber) Handlers(event string) int {
+	if hs, ok := As[hooks.HandlerSet](s.Extension); ok {
+		return hs.Handlers(event)
+	}
+	return -1
+}
+
+// HandleOne implements hooks.HandlerSet.
+func (s *subscriber) HandleOne(ctx context.Context, ev *hooks.Event, i int) (json.RawMessage, error) {
+	if hs, ok := As[hooks.HandlerSet](s.Extension); ok {
+		return hs.HandleOne(ctx, ev, i)
+	}
+	return s.Extension.Handle(ctx, ev)
+}
+
+var _ hooks.HandlerSet = (*subscriber)(nil)
 
 // HandleBatch implements hooks.BatchSubscriber, using the extension's own
 // batching when it has one.

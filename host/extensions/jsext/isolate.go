@@ -95,6 +95,25 @@ func (i *isolated) explain(err error) error {
 	return err
 }
 
+// Handlers implements hooks.HandlerSet (the plugin's).
+func (i *isolated) Handlers(event string) int {
+	if hs, ok := i.Extension.(hooks.HandlerSet); ok {
+		return hs.Handlers(event)
+	}
+	return -1
+}
+
+// HandleOne implements hooks.HandlerSet, with the child's account of a
+// death added as Handle does.
+func (i *isolated) HandleOne(ctx context.Context, ev *hooks.Event, n int) (json.RawMessage, error) {
+	hs, ok := i.Extension.(hooks.HandlerSet)
+	if !ok {
+		return i.Handle(ctx, ev)
+	}
+	raw, err := hs.HandleOne(ctx, ev, n)
+	return raw, i.explain(err)
+}
+
 // Handle implements hooks.Subscriber.
 func (i *isolated) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage, error) {
 	raw, err := i.Extension.Handle(ctx, ev)
