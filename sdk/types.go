@@ -34,6 +34,13 @@ const (
 	EventUIPromptStart        = "ui_prompt_start"
 	EventUIPromptEnd          = "ui_prompt_end"
 	EventMCPServersChange     = "mcp_servers_change"
+	// The provider events. A Go handler of before_provider_headers
+	// returns {"headers": {...}} (the whole set, null deletes), one of
+	// before_provider_request {"payload": ...} to replace the payload.
+	EventBeforeProviderHeaders = "before_provider_headers"
+	EventBeforeProviderRequest = "before_provider_request"
+	EventAfterProviderResponse = "after_provider_response"
+	EventProviderStreamEvent   = "provider_stream_event"
 )
 
 // Block is one content block: text {type, text} or image {type, data,

@@ -69,6 +69,9 @@ type Config struct {
 	BeforeToolCall func(ctx context.Context, call llm.ContentBlock, args map[string]any) (ToolDecision, error)
 	// AfterToolCall may patch a tool's result.
 	AfterToolCall func(ctx context.Context, call llm.ContentBlock, args map[string]any, res llm.ToolResult, isError bool) (llm.ToolResult, bool)
+	// ProviderHooks, when set, gives each provider call the hooks that
+	// see it on the wire (nil: none).
+	ProviderHooks func() *llm.ProviderHooks
 	// Stream, when set, replaces the direct provider call (used to wrap
 	// retries); it must behave like Provider.Stream.
 	Stream func(ctx context.Context, req *llm.Request, b *llm.Builder) error
@@ -181,6 +184,9 @@ func (r *run) stream(ctx context.Context) llm.Message {
 	}
 	if cfg.Tools != nil {
 		req.Tools = cfg.Tools.Specs()
+	}
+	if cfg.ProviderHooks != nil {
+		req.Hooks = cfg.ProviderHooks()
 	}
 	b := llm.NewBuilder(cfg.Model, func(ev llm.AssistantEvent, usage llm.Usage) {
 		cfg.emit(events.MessageUpdate{Usage: usage, Event: ev, EndTurn: ev.EndTurn})

@@ -23,6 +23,8 @@ func (rt *Runtime) installHooks(cfg *agent.Config) {
 		out, _ := bus.Context(ctx, msgs)
 		return out
 	}
+	model := cfg.Model
+	cfg.ProviderHooks = func() *llm.ProviderHooks { return rt.providerHooks(model) }
 	cfg.BeforeToolCall = func(ctx context.Context, call llm.ContentBlock, args map[string]any) (agent.ToolDecision, error) {
 		if !bus.Has(hooks.ToolCall) {
 			return agent.ToolDecision{}, nil
@@ -52,6 +54,33 @@ func (rt *Runtime) installHooks(cfg *agent.Config) {
 		// own tools' results.
 		return tools.BoundResult(llm.ToolResult{Content: ev.Content, Details: ev.Details, Terminate: res.Terminate}, "a tool_result handler"), ev.IsError
 	}
+}
+
+// providerHooks are the provider events for one request of the agent's
+// loop, only those that extensions handle (nil when none is).
+func (rt *Runtime) providerHooks(model llm.Model) *llm.ProviderHooks {
+	bus := rt.ext.bus
+	var h llm.ProviderHooks
+	if bus.Has(hooks.BeforeProviderHeaders) {
+		h.Headers = bus.ProviderHeaders
+	}
+	if bus.Has(hooks.BeforeProviderRequest) {
+		h.Payload = bus.ProviderRequest
+	}
+	if bus.Has(hooks.AfterProviderResponse) {
+		h.Response = func(ctx context.Context, status int, headers map[string]string) {
+			bus.Call(ctx, hooks.AfterProviderResponse, map[string]any{"status": status, "headers": headers})
+		}
+	}
+	if bus.Has(hooks.ProviderStreamEvent) {
+		h.Stream = func(ctx context.Context, data json.RawMessage) {
+			bus.Call(ctx, hooks.ProviderStreamEvent, map[string]any{"provider": model.Provider, "api": model.API, "model": model.ID, "data": data})
+		}
+	}
+	if h.Headers == nil && h.Payload == nil && h.Response == nil && h.Stream == nil {
+		return nil
+	}
+	return &h
 }
 
 // notifyExtensions forwards an agent event to subscribed extensions.

@@ -18,39 +18,43 @@ import (
 
 // Event names.
 const (
-	SessionStart         = "session_start"
-	SessionShutdown      = "session_shutdown"
-	SessionInfoChanged   = "session_info_changed"
-	SessionBeforeSwitch  = "session_before_switch"
-	SessionBeforeFork    = "session_before_fork"
-	SessionBeforeCompact = "session_before_compact"
-	SessionBeforeTree    = "session_before_tree"
-	SessionCompact       = "session_compact"
-	SessionCompactFailed = "session_compact_failed"
-	SessionTree          = "session_tree"
-	Input                = "input"
-	BeforeAgentStart     = "before_agent_start"
-	AgentStart           = "agent_start"
-	AgentEnd             = "agent_end"
-	AgentSettled         = "agent_settled"
-	TurnStart            = "turn_start"
-	TurnEnd              = "turn_end"
-	MessageStart         = "message_start"
-	MessageUpdate        = "message_update"
-	MessageEnd           = "message_end"
-	Context              = "context"
-	ToolExecutionStart   = "tool_execution_start"
-	ToolCall             = "tool_call"
-	ToolExecutionUpdate  = "tool_execution_update"
-	ToolResult           = "tool_result"
-	ToolExecutionEnd     = "tool_execution_end"
-	ModelSelect          = "model_select"
-	ThinkingLevelSelect  = "thinking_level_select"
-	UserBash             = "user_bash"
-	ResourcesDiscover    = "resources_discover"
-	UIPromptStart        = "ui_prompt_start"
-	UIPromptEnd          = "ui_prompt_end"
-	MCPServersChange     = "mcp_servers_change"
+	SessionStart          = "session_start"
+	SessionShutdown       = "session_shutdown"
+	SessionInfoChanged    = "session_info_changed"
+	SessionBeforeSwitch   = "session_before_switch"
+	SessionBeforeFork     = "session_before_fork"
+	SessionBeforeCompact  = "session_before_compact"
+	SessionBeforeTree     = "session_before_tree"
+	SessionCompact        = "session_compact"
+	SessionCompactFailed  = "session_compact_failed"
+	SessionTree           = "session_tree"
+	Input                 = "input"
+	BeforeAgentStart      = "before_agent_start"
+	AgentStart            = "agent_start"
+	AgentEnd              = "agent_end"
+	AgentSettled          = "agent_settled"
+	TurnStart             = "turn_start"
+	TurnEnd               = "turn_end"
+	MessageStart          = "message_start"
+	MessageUpdate         = "message_update"
+	MessageEnd            = "message_end"
+	Context               = "context"
+	ToolExecutionStart    = "tool_execution_start"
+	ToolCall              = "tool_call"
+	ToolExecutionUpdate   = "tool_execution_update"
+	ToolResult            = "tool_result"
+	ToolExecutionEnd      = "tool_execution_end"
+	ModelSelect           = "model_select"
+	ThinkingLevelSelect   = "thinking_level_select"
+	UserBash              = "user_bash"
+	ResourcesDiscover     = "resources_discover"
+	UIPromptStart         = "ui_prompt_start"
+	BeforeProviderHeaders = "before_provider_headers"
+	BeforeProviderRequest = "before_provider_request"
+	AfterProviderResponse = "after_provider_response"
+	ProviderStreamEvent   = "provider_stream_event"
+	UIPromptEnd           = "ui_prompt_end"
+	MCPServersChange      = "mcp_servers_change"
 )
 
 // Kind is how the bus dispatches an event.
@@ -80,8 +84,11 @@ var Kinds = map[string]Kind{
 	MessageStart: Notify, MessageUpdate: Notify, MessageEnd: Notify,
 	ToolExecutionStart: Notify, ToolExecutionUpdate: Notify, ToolExecutionEnd: Notify,
 	ModelSelect: Notify, ThinkingLevelSelect: Notify, UserBash: First,
-	ResourcesDiscover: Chain,
-	UIPromptStart:     Notify, UIPromptEnd: Notify, MCPServersChange: Notify,
+	ResourcesDiscover: Chain, UIPromptStart: Notify, UIPromptEnd: Notify, MCPServersChange: Notify,
+	// The provider events: headers and payload chained; the response and
+	// the stream events awaited (bus.Call), results ignored.
+	BeforeProviderHeaders: Chain, BeforeProviderRequest: Chain,
+	AfterProviderResponse: Notify, ProviderStreamEvent: Notify,
 }
 
 // Event is one event on its way to subscribers. Payload is any value that

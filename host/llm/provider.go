@@ -28,6 +28,9 @@ type Request struct {
 	// ThinkingBudgets overrides the token budgets of budget-based thinking
 	// per level (settings "thinkingBudgets").
 	ThinkingBudgets map[string]int `json:"-"`
+	// Hooks, when set, see and change the request on the wire (the
+	// extensions' provider events).
+	Hooks *ProviderHooks `json:"-"`
 }
 
 // Provider streams one assistant response for a request. It reports every

@@ -30,10 +30,7 @@ type Provider struct {
 func New() *Provider { return &Provider{} }
 
 func (p *Provider) client(req *llm.Request, betas []string) sdk.Client {
-	hc := p.HTTPClient
-	if hc == nil {
-		hc = llm.HTTPClient
-	}
+	hc := llm.HookedClient(p.HTTPClient, req)
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithHTTPClient(hc),

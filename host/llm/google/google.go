@@ -78,10 +78,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // Stream implements llm.Provider.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, b *llm.Builder) error {
-	hc := p.HTTPClient
-	if hc == nil {
-		hc = llm.HTTPClient
-	}
+	hc := llm.HookedClient(p.HTTPClient, req)
 	next := hc.Transport
 	if next == nil {
 		next = http.DefaultTransport

@@ -29,9 +29,7 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 // retries are off (the session retries, with events) and no OPENAI_*
 // environment variable is consulted: the key comes from the request only.
 func requestOptions(req *llm.Request, hc *http.Client) []option.RequestOption {
-	if hc == nil {
-		hc = llm.HTTPClient
-	}
+	hc = llm.HookedClient(hc, req)
 	base := strings.TrimRight(req.Model.BaseURL, "/")
 	if base == "" {
 		base = DefaultBaseURL

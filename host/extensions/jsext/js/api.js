@@ -652,11 +652,27 @@ module.exports = function makeAPI(engine) {
   // (of this extension and of others): nothing here combines results.
   function runOne(call, name, h, event) {
     const ctx = newCtx(call);
-    if (name !== "tool_call") return h(event, ctx);
-    const before = JSON.stringify(event.input);
-    const r = h(event, ctx);
-    if (isThenable(r)) return r.then((v) => withInput(v, event, before));
-    return withInput(r, event, before);
+    const after = (r, f) => (isThenable(r) ? r.then(f) : f(r));
+    switch (name) {
+      case "tool_call": {
+        const before = JSON.stringify(event.input);
+        return after(h(event, ctx), (v) => withInput(v, event, before));
+      }
+      case "before_provider_headers":
+        // Handlers change event.headers in place (null deletes); the
+        // return value is not read, as in pi.
+        return after(h(event, ctx), () => ({ headers: event.headers }));
+      case "before_provider_request": {
+        // A returned value replaces the payload; a payload changed in
+        // place counts too (in pi it is the object sent).
+        const before = JSON.stringify(event.payload);
+        return after(h(event, ctx), (v) => {
+          if (v !== undefined && v !== null) return { payload: v };
+          return JSON.stringify(event.payload) === before ? undefined : { payload: event.payload };
+        });
+      }
+    }
+    return h(event, ctx);
   }
 
   // HandlerErrors: several handlers of a notification failed (each is an
