@@ -69,6 +69,10 @@ type Config struct {
 	BeforeToolCall func(ctx context.Context, call llm.ContentBlock, args map[string]any) (ToolDecision, error)
 	// AfterToolCall may patch a tool's result.
 	AfterToolCall func(ctx context.Context, call llm.ContentBlock, args map[string]any, res llm.ToolResult, isError bool) (llm.ToolResult, bool)
+	// FinalizeMessage, when set, may replace each message of the run as
+	// it ends (pi's message_end result), before message_end is emitted
+	// and the message recorded; the replacement keeps the role.
+	FinalizeMessage func(ctx context.Context, m llm.Message) llm.Message
 	// ProviderHooks, when set, gives each provider call the hooks that
 	// see it on the wire (nil: none).
 	ProviderHooks func() *llm.ProviderHooks
@@ -107,11 +111,31 @@ func (r *run) add(m llm.Message) {
 	r.created = append(r.created, m)
 }
 
-// deliver emits start/end events for a non-streamed message and records it.
-func (r *run) deliver(m llm.Message) {
+// deliver emits start/end events for a non-streamed message and records
+// it; it returns the message as recorded (see Config.FinalizeMessage).
+func (r *run) deliver(ctx context.Context, m llm.Message) llm.Message {
 	r.cfg.emit(events.MessageStart{Message: m})
+	m = r.finalize(ctx, m)
 	r.cfg.emit(events.MessageEnd{Message: m})
 	r.add(m)
+	return m
+}
+
+// finalize applies Config.FinalizeMessage; a replacement of another role,
+// or a panicking hook, leaves the message as it was.
+func (r *run) finalize(ctx context.Context, m llm.Message) (out llm.Message) {
+	if r.cfg.FinalizeMessage == nil {
+		return m
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			out = m
+		}
+	}()
+	if out = r.cfg.FinalizeMessage(ctx, m); out.Role != m.Role {
+		return m
+	}
+	return out
 }
 
 func (r *run) loop(ctx context.Context, pending []llm.Message) {
@@ -131,7 +155,7 @@ func (r *run) loop(ctx context.Context, pending []llm.Message) {
 			r.requests++
 			r.cfg.emit(events.TurnStart{})
 			for _, m := range pending {
-				r.deliver(m)
+				r.deliver(ctx, m)
 			}
 			pending = nil
 
@@ -207,7 +231,7 @@ func (r *run) stream(ctx context.Context) llm.Message {
 	default:
 		err = fmt.Errorf("no model selected")
 	}
-	msg := b.Finish(ctx, err)
+	msg := r.finalize(ctx, b.Finish(ctx, err))
 	cfg.emit(events.MessageEnd{Message: msg})
 	r.add(msg)
 	return msg
@@ -347,8 +371,7 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 			Content: llm.Content{Blocks: content}, Details: tr.result.Details, IsError: tr.isError,
 			Timestamp: llm.Now(),
 		}
-		r.deliver(m)
-		results = append(results, m)
+		results = append(results, r.deliver(ctx, m))
 	}
 	return results, terminate
 }

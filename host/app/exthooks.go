@@ -23,6 +23,12 @@ func (rt *Runtime) installHooks(cfg *agent.Config) {
 		out, _ := bus.Context(ctx, msgs)
 		return out
 	}
+	cfg.FinalizeMessage = func(ctx context.Context, m llm.Message) llm.Message {
+		if !bus.Has(hooks.MessageEnd) {
+			return m
+		}
+		return bus.MessageEnd(ctx, m)
+	}
 	model := cfg.Model
 	cfg.ProviderHooks = func() *llm.ProviderHooks { return rt.providerHooks(model) }
 	cfg.BeforeToolCall = func(ctx context.Context, call llm.ContentBlock, args map[string]any) (agent.ToolDecision, error) {
@@ -108,7 +114,9 @@ func (rt *Runtime) notifyExtensions(ev events.Event) {
 		return
 	}
 	switch name {
-	case hooks.AgentStart, hooks.AgentEnd, hooks.MessageStart, hooks.MessageUpdate, hooks.MessageEnd,
+	// (message_end reaches them through FinalizeMessage, which may
+	// replace the message.)
+	case hooks.AgentStart, hooks.AgentEnd, hooks.MessageStart, hooks.MessageUpdate,
 		hooks.ToolExecutionStart, hooks.ToolExecutionUpdate, hooks.ToolExecutionEnd:
 	default:
 		return

@@ -314,6 +314,35 @@ func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, b
 	return msgs, changed
 }
 
+// MessageEnd dispatches message_end: each handler sees {message} as the
+// handlers before it left it and may return {message}, a replacement of
+// the same role. It returns the message to record.
+func (b *Bus) MessageEnd(ctx context.Context, m llm.Message) llm.Message {
+	for _, e := range b.handlers(MessageEnd) {
+		raw, err := b.invoke(ctx, e, NewEvent(MessageEnd, map[string]any{"message": m}))
+		if err == nil && truthy(raw) {
+			var r struct {
+				Message json.RawMessage `json:"message"`
+			}
+			if err = decodeObject(raw, &r); err == nil && truthy(r.Message) {
+				var next llm.Message
+				switch jerr := json.Unmarshal(r.Message, &next); {
+				case jerr != nil:
+					err = fmt.Errorf("malformed result: message: %w", jerr)
+				case next.Role != m.Role:
+					err = fmt.Errorf("message_end: the replacement must keep the role %q (got %q)", m.Role, next.Role)
+				default:
+					m = next
+				}
+			}
+		}
+		if err != nil && !isCancel(ctx, err) {
+			b.report(e.e.sub, MessageEnd, err)
+		}
+	}
+	return m
+}
+
 // UserBash dispatches user_bash: the first truthy result wins. It returns
 // the handler's result, or nil when no handler took the command.
 func (b *Bus) UserBash(ctx context.Context, ev UserBashEvent) *BashResult {

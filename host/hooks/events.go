@@ -81,7 +81,7 @@ var Kinds = map[string]Kind{
 	SessionCompact: Notify, SessionCompactFailed: Notify, SessionTree: Notify,
 	Input: Chain, BeforeAgentStart: Chain, Context: Chain, ToolCall: Chain, ToolResult: Chain,
 	AgentStart: Notify, AgentEnd: Notify, AgentSettled: Notify, TurnStart: Notify, TurnEnd: Notify,
-	MessageStart: Notify, MessageUpdate: Notify, MessageEnd: Notify,
+	MessageStart: Notify, MessageUpdate: Notify, MessageEnd: Chain,
 	ToolExecutionStart: Notify, ToolExecutionUpdate: Notify, ToolExecutionEnd: Notify,
 	ModelSelect: Notify, ThinkingLevelSelect: Notify, UserBash: First,
 	ResourcesDiscover: Chain, UIPromptStart: Notify, UIPromptEnd: Notify, MCPServersChange: Notify,
