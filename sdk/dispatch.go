@@ -61,7 +61,7 @@ var intercepting = map[string]bool{
 	EventSessionBeforeSwitch: true, EventSessionBeforeFork: true, EventSessionBeforeCompact: true, EventSessionBeforeTree: true,
 	EventInput: true, EventBeforeAgentStart: true, EventContext: true, EventToolCall: true, EventToolResult: true,
 	EventUserBash: true, "resources_discover": true,
-	EventBeforeProviderHeaders: true, EventBeforeProviderRequest: true, EventMessageEnd: true,
+	EventBeforeProviderHeaders: true, EventBeforeProviderRequest: true, EventMessageEnd: true, EventContextWithSystem: true,
 }
 
 func safeCall(h HandlerFunc, ctx *Context, payload json.RawMessage) (v any, err error) {

@@ -20,6 +20,7 @@ const (
 	EventMessageUpdate        = "message_update"
 	EventMessageEnd           = "message_end"
 	EventContext              = "context"
+	EventContextWithSystem    = "context_with_system"
 	EventToolExecutionStart   = "tool_execution_start"
 	EventToolCall             = "tool_call"
 	EventToolExecutionUpdate  = "tool_execution_update"

@@ -69,6 +69,10 @@ type Config struct {
 	BeforeToolCall func(ctx context.Context, call llm.ContentBlock, args map[string]any) (ToolDecision, error)
 	// AfterToolCall may patch a tool's result.
 	AfterToolCall func(ctx context.Context, call llm.ContentBlock, args map[string]any, res llm.ToolResult, isError bool) (llm.ToolResult, bool)
+	// TransformWithSystem may replace the system prompt, the tool
+	// declarations and the messages of one provider call, after
+	// TransformContext (the context_with_system hook); never persisted.
+	TransformWithSystem func(ctx context.Context, system string, tools []llm.ToolSpec, msgs []llm.Message) (string, []llm.ToolSpec, []llm.Message)
 	// FinalizeMessage, when set, may replace each message of the run as
 	// it ends (pi's message_end result), before message_end is emitted
 	// and the message recorded; the replacement keeps the role.
@@ -202,12 +206,17 @@ func (r *run) stream(ctx context.Context) llm.Message {
 	if !cfg.Model.Reasoning {
 		level = llm.ThinkingOff
 	}
-	req := &llm.Request{
-		Model: cfg.Model, SystemPrompt: cfg.SystemPrompt, Messages: llm.ToProviderMessages(msgs),
-		ThinkingLevel: level, APIKey: cfg.APIKey, Headers: cfg.Headers, SessionID: cfg.SessionID,
-	}
+	system := cfg.SystemPrompt
+	var specs []llm.ToolSpec
 	if cfg.Tools != nil {
-		req.Tools = cfg.Tools.Specs()
+		specs = cfg.Tools.Specs()
+	}
+	if cfg.TransformWithSystem != nil {
+		system, specs, msgs = r.transformWithSystem(ctx, system, specs, msgs)
+	}
+	req := &llm.Request{
+		Model: cfg.Model, SystemPrompt: system, Messages: llm.ToProviderMessages(msgs), Tools: specs,
+		ThinkingLevel: level, APIKey: cfg.APIKey, Headers: cfg.Headers, SessionID: cfg.SessionID,
 	}
 	if cfg.ProviderHooks != nil {
 		req.Hooks = cfg.ProviderHooks()
@@ -250,6 +259,17 @@ func (r *run) transform(ctx context.Context, msgs []llm.Message) (out []llm.Mess
 		out = msgs
 	}
 	return out
+}
+
+// transformWithSystem applies the context_with_system hook; a panicking
+// hook leaves the request as it was.
+func (r *run) transformWithSystem(ctx context.Context, system string, specs []llm.ToolSpec, msgs []llm.Message) (s string, t []llm.ToolSpec, m []llm.Message) {
+	defer func() {
+		if v := recover(); v != nil {
+			s, t, m = system, specs, msgs
+		}
+	}()
+	return r.cfg.TransformWithSystem(ctx, system, specs, append([]llm.Message(nil), msgs...))
 }
 
 // beforeToolCall runs the BeforeToolCall hook; a panic blocks the call.

@@ -23,6 +23,13 @@ func (rt *Runtime) installHooks(cfg *agent.Config) {
 		out, _ := bus.Context(ctx, msgs)
 		return out
 	}
+	cfg.TransformWithSystem = func(ctx context.Context, system string, tools []llm.ToolSpec, msgs []llm.Message) (string, []llm.ToolSpec, []llm.Message) {
+		if !bus.Has(hooks.ContextWithSystem) {
+			return system, tools, msgs
+		}
+		s, t, m, _ := bus.ContextWithSystem(ctx, system, tools, msgs)
+		return s, t, m
+	}
 	cfg.FinalizeMessage = func(ctx context.Context, m llm.Message) llm.Message {
 		if !bus.Has(hooks.MessageEnd) {
 			return m

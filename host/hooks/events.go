@@ -39,6 +39,7 @@ const (
 	MessageUpdate         = "message_update"
 	MessageEnd            = "message_end"
 	Context               = "context"
+	ContextWithSystem     = "context_with_system"
 	ToolExecutionStart    = "tool_execution_start"
 	ToolCall              = "tool_call"
 	ToolExecutionUpdate   = "tool_execution_update"
@@ -79,7 +80,7 @@ var Kinds = map[string]Kind{
 	SessionStart: Notify, SessionShutdown: Notify, SessionInfoChanged: Notify,
 	SessionBeforeSwitch: Before, SessionBeforeFork: Before, SessionBeforeCompact: Before, SessionBeforeTree: Before,
 	SessionCompact: Notify, SessionCompactFailed: Notify, SessionTree: Notify,
-	Input: Chain, BeforeAgentStart: Chain, Context: Chain, ToolCall: Chain, ToolResult: Chain,
+	Input: Chain, BeforeAgentStart: Chain, Context: Chain, ContextWithSystem: Chain, ToolCall: Chain, ToolResult: Chain,
 	AgentStart: Notify, AgentEnd: Notify, AgentSettled: Notify, TurnStart: Notify, TurnEnd: Notify,
 	MessageStart: Notify, MessageUpdate: Notify, MessageEnd: Chain,
 	ToolExecutionStart: Notify, ToolExecutionUpdate: Notify, ToolExecutionEnd: Notify,

@@ -22,6 +22,14 @@ import {
   renderDiff,
   resolveCliModel,
 } from "@earendil-works/pi-coding-agent";
+import {
+  collapseSystemMessages,
+  createInitialSystemMessage,
+  getCurrentSystemMessage,
+  getCurrentSystemPrompt,
+  getCurrentTools,
+  normalizeContext,
+} from "@earendil-works/pi-ai";
 
 const hide = (v) => JSON.parse(JSON.stringify(v === undefined ? null : v).split(workDir).join("<work>"));
 function attempt(f) {
@@ -297,6 +305,25 @@ async function run() {
       { role: "unknownRole", content: "dropped", timestamp: 1700000000000 },
     ]),
   );
+
+  // pi 1.6's transcript: system messages replayed into one prompt and
+  // one tool set.
+  const tool = (name) => ({ name, description: name + " tool", parameters: { type: "object", properties: {} } });
+  const transcript = [
+    { role: "system", content: "Base prompt.", sections: { rules: "<rules>be brief</rules>", style: "<style>plain</style>" }, toolsAdded: [tool("read"), tool("bash")], timestamp: 5 },
+    { role: "user", content: "hi", timestamp: 6 },
+    { role: "system", content: [{ type: "text", text: "More." }, { type: "text", text: "Again." }], sections: { rules: null, extra: "<extra/>" }, toolsRemoved: [{ name: "read" }], toolsAdded: [tool("grep")], timestamp: 7 },
+  ];
+  out.transcript = hide({
+    current: getCurrentSystemMessage(transcript),
+    prompt: getCurrentSystemPrompt(transcript),
+    none: getCurrentSystemPrompt([{ role: "user", content: "x", timestamp: 1 }]),
+    tools: getCurrentTools(transcript).map((t) => t.name),
+    collapsed: collapseSystemMessages({ messages: transcript }).messages.map((m) => m.role),
+    initial: createInitialSystemMessage("P", [tool("ls")]),
+    empty: createInitialSystemMessage("", []),
+    normalized: normalizeContext({ systemPrompt: "S", messages: [{ role: "user", content: "u", timestamp: 1 }] }).messages.map((m) => m.role),
+  });
   return out;
 }
 

@@ -228,18 +228,66 @@ function renderSystemMessageUpdate(message) {
   }
   return parts.join("\n\n");
 }
+// The transcript of pi 1.6: system messages carry the prompt (content,
+// named sections) and the tool declarations (toolsAdded, toolsRemoved);
+// replaying them in order gives the current prompt and tools.
+const isSystemMessage = (m) => !!m && m.role === "system";
+function getCurrentTools(messages) {
+  const tools = new Map();
+  for (const m of messages || []) {
+    if (!isSystemMessage(m)) continue;
+    for (const t of m.toolsRemoved || []) tools.delete(t.name);
+    for (const t of m.toolsAdded || []) tools.set(t.name, t);
+  }
+  return [...tools.values()];
+}
 function getCurrentSystemMessage(messages) {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i] && messages[i].role === "system") return messages[i];
-  return undefined;
+  const content = [];
+  const sections = new Map();
+  let timestamp;
+  for (const m of messages || []) {
+    if (!isSystemMessage(m)) continue;
+    if (timestamp === undefined) timestamp = m.timestamp;
+    const text = contentText(m.content);
+    if (text.length > 0) content.push(text);
+    for (const [name, value] of Object.entries(m.sections || {})) {
+      if (value === null) sections.delete(name);
+      else sections.set(name, value);
+    }
+  }
+  const tools = getCurrentTools(messages);
+  if (timestamp === undefined && tools.length === 0) return undefined;
+  return {
+    role: "system",
+    content: content.join("\n\n"),
+    ...(sections.size > 0 ? { sections: Object.fromEntries(sections) } : {}),
+    ...(tools.length > 0 ? { toolsAdded: tools } : {}),
+    timestamp: timestamp === undefined ? 0 : timestamp,
+  };
 }
 function getInitialSystemMessage(messages) {
-  const m = messages[0];
-  return m && m.role === "system" ? m : undefined;
+  const m = (messages || [])[0];
+  return isSystemMessage(m) ? m : undefined;
 }
-const withoutInitialSystemMessage = (messages) => (getInitialSystemMessage(messages) ? messages.slice(1) : messages.slice());
+const withoutInitialSystemMessage = (messages) => (getInitialSystemMessage(messages) ? messages.slice(1) : messages);
 function getCurrentSystemPrompt(messages) {
   const m = getCurrentSystemMessage(messages);
-  return m ? getSystemMessageText(m) : undefined;
+  return m ? getSystemMessageText(m) : "";
+}
+function createInitialSystemMessage(systemPrompt, tools) {
+  const hasPrompt = systemPrompt !== undefined && systemPrompt.length > 0;
+  const hasTools = tools !== undefined && tools.length > 0;
+  if (!hasPrompt && !hasTools) return undefined;
+  return { role: "system", content: systemPrompt === undefined ? "" : systemPrompt, ...(hasTools ? { toolsAdded: tools } : {}), timestamp: 0 };
+}
+function normalizeContext(context) {
+  const head = createInitialSystemMessage(context.systemPrompt, context.tools);
+  return { messages: head ? [head, ...context.messages] : context.messages };
+}
+function collapseSystemMessages(context) {
+  const head = getCurrentSystemMessage(context.messages);
+  const messages = context.messages.filter((m) => m.role !== "system");
+  return { messages: head ? [head, ...messages] : messages };
 }
 
 const envKeys = { anthropic: ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN"], openai: ["OPENAI_API_KEY"], google: ["GEMINI_API_KEY"], groq: ["GROQ_API_KEY"],
@@ -273,9 +321,9 @@ for (const n of ["registerApiProvider", "registerBuiltInApiProviders", "register
   "getApiProvider", "getApiProviders", "getImagesApiProvider", "createProvider", "createModels", "createFauxCore", "fauxProvider",
   "lazyApi", "lazyOAuth", "lazyStream", "generateImages", "generateImagesOpenRouter", "retryAssistantCall", "evaluateCacheWarming",
   "getCacheWarmingDelayMs", "getCacheWarmingRequestOptions", "isCacheWarmingReplayable", "getPromptCacheTtlMs", "validateToolArguments",
-  "validateToolCall", "normalizeContext", "resolveTranscript", "resolveTranscriptTools", "toToolDeclaration", "declarationsEqual",
-  "getDeclaredTools", "getCurrentTools", "getToolStateChanges", "hasNonAdditiveToolChanges", "hasToolRedefinitions",
-  "collapseSystemMessages", "createInitialSystemMessage", "envApiKeyAuth", "defaultProviderAuthContext", "getOpenCodeSessionHeaders",
+  "validateToolCall", "resolveTranscript", "resolveTranscriptTools", "toToolDeclaration", "declarationsEqual",
+  "getDeclaredTools", "getToolStateChanges", "hasNonAdditiveToolChanges", "hasToolRedefinitions",
+  "envApiKeyAuth", "defaultProviderAuthContext", "getOpenCodeSessionHeaders",
   "getAttributionHeaders", "getIdentityHeaders", "withClientIdentity", "mergeClientIdentity", "formatUserAgent", "getClientVersion",
   "registerSessionResourceCleanup", "cleanupSessionResources", "createAssistantMessageDiagnostic", "appendAssistantMessageDiagnostic",
   "isRecoverableLength", "isRetryableAssistantError"]) {
@@ -316,6 +364,10 @@ module.exports = {
   getInitialSystemMessage,
   withoutInitialSystemMessage,
   getCurrentSystemPrompt,
+  getCurrentTools,
+  createInitialSystemMessage,
+  normalizeContext,
+  collapseSystemMessages,
   uuidv7,
   findEnvKeys,
   getEnvApiKey,
