@@ -32,6 +32,7 @@ const (
 	EventSessionCompactFailed = "session_compact_failed"
 	EventSessionTree          = "session_tree"
 	EventAgentSettled         = "agent_settled"
+	EventAgentBeforeSettle    = "agent_before_settle"
 	EventUIPromptStart        = "ui_prompt_start"
 	EventUIPromptEnd          = "ui_prompt_end"
 	EventMCPServersChange     = "mcp_servers_change"

@@ -289,6 +289,7 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 	retry := rt.newRetrier(run) // automatic retry of transient provider errors (retry.go)
 	defer retry.done()
 	first := true
+	settles := 0 // continuations agent_before_settle asked for
 	rt.waitMCPDirect(run.ctx)
 	for {
 		cfg := rt.agentConfig()
@@ -336,7 +337,17 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 			next = rt.nextOrFinish(run) // no retry after all: finish as usual
 		}
 		if next == nil {
-			break
+			// agent_before_settle may ask for one more request; a run
+			// started meanwhile (a prompt sent on agent_end) is that
+			// request already.
+			if settles >= maxSettleContinuations {
+				rt.log.Warn("agent_before_settle asked to continue too many times in a row; the run settles", "limit", maxSettleContinuations)
+				break
+			}
+			if !rt.beforeSettle(run.ctx) || !rt.resume(run) {
+				break
+			}
+			settles++
 		}
 		prompts = next
 	}
@@ -366,6 +377,25 @@ func (rt *Runtime) nextOrFinish(run *activeRun) (next []llm.Message) {
 		return false
 	})
 	return next
+}
+
+// maxSettleContinuations bounds the requests agent_before_settle can add
+// to one run (an unconditional continue would never settle).
+const maxSettleContinuations = 16
+
+// resume makes run the active run again after it finished (rt.run was
+// cleared at agent_end), unless another run or a shutdown came first.
+func (rt *Runtime) resume(run *activeRun) bool {
+	ok := false
+	rt.queue.update(func() bool {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		if rt.run == nil && rt.last == run && !rt.closing && run.ctx.Err() == nil {
+			rt.run, ok = run, true
+		}
+		return false
+	})
+	return ok
 }
 
 // ContinueQueued starts a run for messages still queued when the agent is

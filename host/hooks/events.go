@@ -33,6 +33,7 @@ const (
 	AgentStart            = "agent_start"
 	AgentEnd              = "agent_end"
 	AgentSettled          = "agent_settled"
+	AgentBeforeSettle     = "agent_before_settle"
 	TurnStart             = "turn_start"
 	TurnEnd               = "turn_end"
 	MessageStart          = "message_start"
@@ -81,7 +82,7 @@ var Kinds = map[string]Kind{
 	SessionBeforeSwitch: Before, SessionBeforeFork: Before, SessionBeforeCompact: Before, SessionBeforeTree: Before,
 	SessionCompact: Notify, SessionCompactFailed: Notify, SessionTree: Notify,
 	Input: Chain, BeforeAgentStart: Chain, Context: Chain, ContextWithSystem: Chain, ToolCall: Chain, ToolResult: Chain,
-	AgentStart: Notify, AgentEnd: Notify, AgentSettled: Notify, TurnStart: Notify, TurnEnd: Notify,
+	AgentStart: Notify, AgentEnd: Notify, AgentSettled: Notify, AgentBeforeSettle: Chain, TurnStart: Notify, TurnEnd: Notify,
 	MessageStart: Notify, MessageUpdate: Notify, MessageEnd: Chain,
 	ToolExecutionStart: Notify, ToolExecutionUpdate: Notify, ToolExecutionEnd: Notify,
 	ModelSelect: Notify, ThinkingLevelSelect: Notify, UserBash: First,

@@ -1,0 +1,183 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/session"
+)
+
+// The actionable boundaries of pi 1.6 (agent_before_settle): extensions
+// propose session entries (drafts) and whether the agent goes on with
+// one more request. The proposal is validated as a whole before any of
+// it is appended, in order.
+
+// boundaryDraft is one proposed entry (pi's SessionBoundaryDraft).
+type boundaryDraft struct {
+	Type             string          `json:"type"`
+	CustomType       string          `json:"customType"`
+	Data             json.RawMessage `json:"data"`
+	Content          json.RawMessage `json:"content"`
+	Display          *bool           `json:"display"`
+	Details          json.RawMessage `json:"details"`
+	TargetID         string          `json:"targetId"`
+	Replacement      json.RawMessage `json:"replacement"`
+	Summary          *string         `json:"summary"`
+	FirstKeptEntryID *string         `json:"firstKeptEntryId"`
+}
+
+// decodeDrafts validates a proposal: every draft of a known type with its
+// fields, a context_edit's target on the session's branch.
+func decodeDrafts(sess *session.Session, raws []json.RawMessage) ([]boundaryDraft, error) {
+	out := make([]boundaryDraft, 0, len(raws))
+	onBranch := map[string]bool{}
+	for _, e := range sess.Branch("") {
+		onBranch[e.ID] = true
+	}
+	for i, raw := range raws {
+		var d boundaryDraft
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return nil, fmt.Errorf("entry %d: %v", i, err)
+		}
+		switch d.Type {
+		case session.TypeCustom:
+			if d.CustomType == "" {
+				return nil, fmt.Errorf("entry %d (custom): customType must be a non-empty string", i)
+			}
+		case session.TypeCustomMessage:
+			if d.CustomType == "" {
+				return nil, fmt.Errorf("entry %d (custom_message): customType must be a non-empty string", i)
+			}
+			var c llm.Content
+			if len(d.Content) == 0 || json.Unmarshal(d.Content, &c) != nil {
+				return nil, fmt.Errorf("entry %d (custom_message): content must be a string or an array of text and image blocks", i)
+			}
+		case session.TypeContextEdit:
+			if !onBranch[d.TargetID] {
+				return nil, fmt.Errorf("entry %d (context_edit): targetId %q is not an entry of the current branch", i, d.TargetID)
+			}
+			if len(d.Replacement) == 0 {
+				return nil, fmt.Errorf("entry %d (context_edit): replacement must be null or {content}", i)
+			}
+		case session.TypeCompaction:
+			if d.Summary == nil {
+				return nil, fmt.Errorf("entry %d (compaction): summary must be a string", i)
+			}
+			if d.FirstKeptEntryID != nil && !onBranch[*d.FirstKeptEntryID] {
+				return nil, fmt.Errorf("entry %d (compaction): firstKeptEntryId %q is not an entry of the current branch", i, *d.FirstKeptEntryID)
+			}
+		default:
+			return nil, fmt.Errorf("entry %d: type %q is not one a boundary may append (custom, custom_message, context_edit, compaction)", i, d.Type)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// appendDrafts appends a validated proposal to the session, in order; a
+// custom message joins the context, an edit or a compaction rebuilds it.
+func (rt *Runtime) appendDrafts(sess *session.Session, drafts []boundaryDraft) {
+	rebuild := false
+	for _, d := range drafts {
+		switch d.Type {
+		case session.TypeCustom:
+			var v any
+			if len(d.Data) > 0 {
+				_ = json.Unmarshal(d.Data, &v)
+			}
+			e := rt.appendEntry(sess, session.Entry{Type: session.TypeCustom, CustomType: d.CustomType, Data: v})
+			rt.Emit(events.Raw{Type: "entry_appended", Fields: map[string]any{"entry": e}})
+		case session.TypeCustomMessage:
+			var c llm.Content
+			_ = json.Unmarshal(d.Content, &c)
+			var details any
+			if len(d.Details) > 0 {
+				_ = json.Unmarshal(d.Details, &details)
+			}
+			msg := customMessage(hooks.CustomMessage{CustomType: d.CustomType, Content: c, Display: d.Display != nil && *d.Display, Details: details})
+			rt.mu.Lock()
+			if rt.sess == sess {
+				rt.messages = append(rt.contextLocked(), msg)
+			}
+			rt.mu.Unlock()
+			sess.AppendMessage(msg)
+			rt.Emit(events.MessageStart{Message: msg})
+			rt.Emit(events.MessageEnd{Message: msg})
+		case session.TypeContextEdit:
+			rt.appendEntry(sess, session.Entry{Type: session.TypeContextEdit, TargetID: d.TargetID, Extra: map[string]json.RawMessage{"replacement": d.Replacement}})
+			rebuild = true
+		case session.TypeCompaction:
+			var details any
+			if len(d.Details) > 0 {
+				_ = json.Unmarshal(d.Details, &details)
+			}
+			_, _ = rt.appendCompaction(sess, session.Entry{Type: session.TypeCompaction, Summary: *d.Summary, FirstKeptEntryID: d.FirstKeptEntryID, Details: details, FromHook: true})
+			rebuild = true
+		}
+	}
+	if rebuild {
+		rt.mu.Lock()
+		if rt.sess == sess {
+			rt.messages = nil
+			rt.lazy = sess.Plan(rt.ctxRules)
+		}
+		rt.mu.Unlock()
+	}
+}
+
+// boundaryPreview is the context a boundary handler sees: the context
+// messages with the proposal's custom messages after them, and what the
+// model would get of them.
+func (rt *Runtime) boundaryPreview(drafts []json.RawMessage) any {
+	rt.mu.Lock()
+	msgs := append([]llm.Message(nil), rt.contextLocked()...)
+	model := rt.model
+	rt.mu.Unlock()
+	for _, raw := range drafts {
+		var d boundaryDraft
+		var c llm.Content
+		if json.Unmarshal(raw, &d) == nil && d.Type == session.TypeCustomMessage && json.Unmarshal(d.Content, &c) == nil {
+			msgs = append(msgs, customMessage(hooks.CustomMessage{CustomType: d.CustomType, Content: c, Display: d.Display != nil && *d.Display}))
+		}
+	}
+	return map[string]any{
+		"contextMessages": msgs,
+		"llmMessages":     llm.ToProviderMessages(msgs),
+		"pendingMessages": []llm.Message{},
+		"contextEntries":  []any{},
+		"canContinue":     model != nil,
+	}
+}
+
+
+// beforeSettle runs agent_before_settle once a run would settle (not for
+// an aborted one): the proposal's entries are appended, and it reports
+// whether the agent should make one more request. A proposal that does
+// not validate is reported and nothing of it is appended.
+func (rt *Runtime) beforeSettle(ctx context.Context) bool {
+	bus := rt.ext.bus
+	if bus == nil || !bus.Has(hooks.AgentBeforeSettle) || ctx.Err() != nil {
+		return false
+	}
+	rt.mu.Lock()
+	sess := rt.sess
+	outcome := "completed"
+	if ctx := rt.contextLocked(); len(ctx) > 0 && ctx[len(ctx)-1].Role == llm.RoleAssistant && ctx[len(ctx)-1].StopReason == llm.StopError {
+		outcome = "error"
+	}
+	rt.mu.Unlock()
+	raws, cont := bus.Boundary(ctx, hooks.AgentBeforeSettle, map[string]any{"outcome": outcome}, rt.boundaryPreview)
+	drafts, err := decodeDrafts(sess, raws)
+	if err != nil {
+		rt.reportExtensionError(hooks.ExtensionError{Event: hooks.AgentBeforeSettle, Error: "the proposed entries were not appended: " + err.Error()})
+		return false
+	}
+	// Entries proposed before an abort are still appended; the
+	// continuation is not.
+	rt.appendDrafts(sess, drafts)
+	return cont && ctx.Err() == nil
+}
