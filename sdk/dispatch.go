@@ -62,7 +62,7 @@ var intercepting = map[string]bool{
 	EventInput: true, EventBeforeAgentStart: true, EventContext: true, EventToolCall: true, EventToolResult: true,
 	EventUserBash: true, "resources_discover": true,
 	EventBeforeProviderHeaders: true, EventBeforeProviderRequest: true, EventMessageEnd: true, EventContextWithSystem: true,
-	EventAgentBeforeSettle: true,
+	EventAgentBeforeSettle: true, EventTurnEnd: true,
 }
 
 func safeCall(h HandlerFunc, ctx *Context, payload json.RawMessage) (v any, err error) {

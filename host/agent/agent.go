@@ -73,6 +73,12 @@ type Config struct {
 	// declarations and the messages of one provider call, after
 	// TransformContext (the context_with_system hook); never persisted.
 	TransformWithSystem func(ctx context.Context, system string, tools []llm.ToolSpec, msgs []llm.Message) (string, []llm.ToolSpec, []llm.Message)
+	// TurnBoundary, when set, runs at the end of each turn, after its
+	// messages were recorded and before turn_end is emitted (pi's
+	// actionable turn_end): it may return the run's new context (entries
+	// were appended) and ask for one more request (read for a completed
+	// turn only).
+	TurnBoundary func(ctx context.Context, assistant llm.Message, results []llm.Message) (context []llm.Message, cont bool)
 	// FinalizeMessage, when set, may replace each message of the run as
 	// it ends (pi's message_end result), before message_end is emitted
 	// and the message recorded; the replacement keeps the role.
@@ -165,6 +171,12 @@ func (r *run) loop(ctx context.Context, pending []llm.Message) {
 
 			assistant := r.stream(ctx)
 			if assistant.StopReason == llm.StopError || assistant.StopReason == llm.StopAborted {
+				// (A hard exit: the boundary's continue is not read.)
+				if r.cfg.TurnBoundary != nil {
+					if newContext, _ := r.turnBoundary(ctx, assistant, []llm.Message{}); newContext != nil {
+						r.context = newContext
+					}
+				}
 				r.cfg.emit(events.TurnEnd{Message: assistant, ToolResults: []llm.Message{}})
 				return
 			}
@@ -177,6 +189,15 @@ func (r *run) loop(ctx context.Context, pending []llm.Message) {
 				// Every result of the batch asked to end the run: no
 				// follow-up model call.
 				moreTools = !terminate
+			}
+			if r.cfg.TurnBoundary != nil {
+				newContext, cont := r.turnBoundary(ctx, assistant, results)
+				if newContext != nil {
+					r.context = newContext
+				}
+				// continue: one more request unless the tools already
+				// make it (it never suppresses one).
+				moreTools = moreTools || (cont && ctx.Err() == nil)
 			}
 			r.cfg.emit(events.TurnEnd{Message: assistant, ToolResults: results})
 			if ctx.Err() != nil {
@@ -259,6 +280,17 @@ func (r *run) transform(ctx context.Context, msgs []llm.Message) (out []llm.Mess
 		out = msgs
 	}
 	return out
+}
+
+// turnBoundary runs the TurnBoundary hook; a panicking hook changes
+// nothing.
+func (r *run) turnBoundary(ctx context.Context, assistant llm.Message, results []llm.Message) (c []llm.Message, cont bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			c, cont = nil, false
+		}
+	}()
+	return r.cfg.TurnBoundary(ctx, assistant, results)
 }
 
 // transformWithSystem applies the context_with_system hook; a panicking

@@ -181,3 +181,60 @@ func (rt *Runtime) beforeSettle(ctx context.Context) bool {
 	rt.appendDrafts(sess, drafts)
 	return cont && ctx.Err() == nil
 }
+
+// turnBoundary runs turn_end (pi's actionable boundary) at the end of a
+// turn, after its messages were recorded: the proposal's entries are
+// appended, and it returns the run's new context when they changed it
+// and whether to make one more request.
+func (rt *Runtime) turnBoundary(ctx context.Context, assistant llm.Message, results []llm.Message) ([]llm.Message, bool) {
+	idx := rt.ext.turn(true)
+	entryIDs := rt.ext.takeTurnEntries()
+	bus := rt.ext.bus
+	if bus == nil || !bus.Has(hooks.TurnEnd) {
+		return nil, false
+	}
+	outcome := "completed"
+	switch assistant.StopReason {
+	case llm.StopAborted:
+		outcome = "aborted"
+	case llm.StopError:
+		outcome = "error"
+	}
+	if ctx.Err() != nil {
+		// An aborted turn is still told (bounded by the hook deadline).
+		ctx = context.WithoutCancel(ctx)
+		outcome = "aborted"
+	}
+	base := map[string]any{"turnIndex": idx, "message": assistant, "toolResults": results, "outcome": outcome,
+		"messageEntryId": "", "toolResultEntryIds": []string{}}
+	var resultIDs []string
+	for _, e := range entryIDs {
+		switch e.role {
+		case llm.RoleAssistant:
+			base["messageEntryId"] = e.id
+			resultIDs = resultIDs[:0]
+		case llm.RoleToolResult:
+			resultIDs = append(resultIDs, e.id)
+		}
+	}
+	if resultIDs != nil {
+		base["toolResultEntryIds"] = resultIDs
+	}
+	rt.mu.Lock()
+	sess := rt.sess
+	rt.mu.Unlock()
+	raws, cont := bus.Boundary(ctx, hooks.TurnEnd, base, rt.boundaryPreview)
+	if len(raws) == 0 {
+		return nil, cont && outcome == "completed"
+	}
+	drafts, err := decodeDrafts(sess, raws)
+	if err != nil {
+		rt.reportExtensionError(hooks.ExtensionError{Event: hooks.TurnEnd, Error: "the proposed entries were not appended: " + err.Error()})
+		return nil, false
+	}
+	rt.appendDrafts(sess, drafts)
+	rt.mu.Lock()
+	next := append([]llm.Message(nil), rt.contextLocked()...)
+	rt.mu.Unlock()
+	return next, cont && outcome == "completed"
+}

@@ -44,8 +44,9 @@ type extState struct {
 	prompts    int
 	promptSpan hooks.UIPromptEvent
 
-	turnMu    sync.Mutex
-	turnIndex int
+	turnMu      sync.Mutex
+	turnIndex   int
+	turnEntries []turnEntry // the message entries of the turn in progress
 	lastLevel string // for thinking_level_select's previousLevel
 
 	nextTurnMu sync.Mutex
@@ -85,6 +86,27 @@ func (e *extState) turn(next bool) int {
 		e.turnIndex++
 	}
 	return idx
+}
+
+// turnEntry is a message entry the turn in progress appended.
+type turnEntry struct{ role, id string }
+
+// noteTurnEntry records a message entry of the turn in progress (for
+// turn_end's messageEntryId and toolResultEntryIds).
+func (e *extState) noteTurnEntry(role, id string) {
+	e.turnMu.Lock()
+	e.turnEntries = append(e.turnEntries, turnEntry{role, id})
+	e.turnMu.Unlock()
+}
+
+// takeTurnEntries returns the turn's message entries and starts a new
+// list.
+func (e *extState) takeTurnEntries() []turnEntry {
+	e.turnMu.Lock()
+	defer e.turnMu.Unlock()
+	out := e.turnEntries
+	e.turnEntries = nil
+	return out
 }
 
 // resetTurns starts the count of a run's turns again (agent_start).

@@ -30,6 +30,7 @@ func (rt *Runtime) installHooks(cfg *agent.Config) {
 		s, t, m, _ := bus.ContextWithSystem(ctx, system, tools, msgs)
 		return s, t, m
 	}
+	cfg.TurnBoundary = rt.turnBoundary
 	cfg.FinalizeMessage = func(ctx context.Context, m llm.Message) llm.Message {
 		if !bus.Has(hooks.MessageEnd) {
 			return m
@@ -101,7 +102,7 @@ func (rt *Runtime) providerHooks(model llm.Model) *llm.ProviderHooks {
 func (rt *Runtime) notifyExtensions(ev events.Event) {
 	bus := rt.ext.bus
 	name := ev.EventType()
-	switch e := ev.(type) {
+	switch ev.(type) {
 	case events.TurnStart:
 		idx := rt.ext.turn(false)
 		if bus.Has(name) {
@@ -109,11 +110,7 @@ func (rt *Runtime) notifyExtensions(ev events.Event) {
 		}
 		return
 	case events.TurnEnd:
-		idx := rt.ext.turn(true)
-		if bus.Has(name) {
-			bus.Notify(name, hooks.TurnEndEvent{TurnIndex: idx, Message: e.Message, ToolResults: e.ToolResults})
-		}
-		return
+		return // turn_end reaches extensions through TurnBoundary
 	case events.AgentStart:
 		rt.ext.resetTurns()
 	}

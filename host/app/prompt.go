@@ -480,7 +480,9 @@ func (rt *Runtime) agentEvent(ev events.Event) {
 		sess := rt.sess
 		rt.mu.Unlock()
 		msg := end.Message
-		rt.appendEntry(sess, session.Entry{Type: session.TypeMessage, Message: &msg})
+		if e := rt.appendEntry(sess, session.Entry{Type: session.TypeMessage, Message: &msg}); e != nil {
+			rt.ext.noteTurnEntry(msg.Role, e.ID)
+		}
 	}
 	rt.Emit(ev)
 }

@@ -82,7 +82,7 @@ var Kinds = map[string]Kind{
 	SessionBeforeSwitch: Before, SessionBeforeFork: Before, SessionBeforeCompact: Before, SessionBeforeTree: Before,
 	SessionCompact: Notify, SessionCompactFailed: Notify, SessionTree: Notify,
 	Input: Chain, BeforeAgentStart: Chain, Context: Chain, ContextWithSystem: Chain, ToolCall: Chain, ToolResult: Chain,
-	AgentStart: Notify, AgentEnd: Notify, AgentSettled: Notify, AgentBeforeSettle: Chain, TurnStart: Notify, TurnEnd: Notify,
+	AgentStart: Notify, AgentEnd: Notify, AgentSettled: Notify, AgentBeforeSettle: Chain, TurnStart: Notify, TurnEnd: Chain,
 	MessageStart: Notify, MessageUpdate: Notify, MessageEnd: Chain,
 	ToolExecutionStart: Notify, ToolExecutionUpdate: Notify, ToolExecutionEnd: Notify,
 	ModelSelect: Notify, ThinkingLevelSelect: Notify, UserBash: First,
@@ -283,13 +283,6 @@ type ModelSelectEvent struct {
 type TurnStartEvent struct {
 	TurnIndex int   `json:"turnIndex"`
 	Timestamp int64 `json:"timestamp"`
-}
-
-// TurnEndEvent is turn_end's payload.
-type TurnEndEvent struct {
-	TurnIndex   int           `json:"turnIndex"`
-	Message     llm.Message   `json:"message"`
-	ToolResults []llm.Message `json:"toolResults"`
 }
 
 // ExtensionError reports a failing extension (the extension_error event).
