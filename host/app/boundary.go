@@ -153,7 +153,6 @@ func (rt *Runtime) boundaryPreview(drafts []json.RawMessage) any {
 	}
 }
 
-
 // beforeSettle runs agent_before_settle once a run would settle (not for
 // an aborted one): the proposal's entries are appended, and it reports
 // whether the agent should make one more request. A proposal that does

@@ -47,7 +47,7 @@ type extState struct {
 	turnMu      sync.Mutex
 	turnIndex   int
 	turnEntries []turnEntry // the message entries of the turn in progress
-	lastLevel string // for thinking_level_select's previousLevel
+	lastLevel   string      // for thinking_level_select's previousLevel
 
 	nextTurnMu sync.Mutex
 	nextTurn   []llm.Message
