@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/atomic-go/atomic/host/agent"
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/resources"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
 )
@@ -140,11 +142,28 @@ func (rt *Runtime) beforeAgentStart(ctx context.Context, cfg *agent.Config, prom
 		return prompts
 	}
 	first := prompts[0]
+	render := func(opts json.RawMessage) string {
+		var o resources.PromptOptions
+		if json.Unmarshal(opts, &o) != nil {
+			return cfg.SystemPrompt
+		}
+		return resources.BuildFromOptions(o, 0, time.Now())
+	}
 	r := bus.BeforeAgentStart(ctx, hooks.BeforeAgentStartEvent{
 		Prompt: first.Content.JoinText("\n"), Images: first.Content.Images(), SystemPrompt: cfg.SystemPrompt,
+		SystemPromptOptions: rt.promptOptions(), Render: render,
 	})
-	if r.SystemPrompt != nil {
+	switch {
+	case r.SystemPrompt != nil:
 		cfg.SystemPrompt = *r.SystemPrompt
+	case r.SystemPromptOptions != nil:
+		// The changed options give this run's prompt; a change of the
+		// selected tools lasts, as pi.setActiveTools.
+		if p, err := rt.promptFromOptions(r.SystemPromptOptions); err != nil {
+			rt.reportExtensionError(hooks.ExtensionError{Event: hooks.BeforeAgentStart, Error: err.Error()})
+		} else {
+			cfg.SystemPrompt = p
+		}
 	}
 	for _, m := range r.Messages {
 		prompts = append(prompts, customMessage(m))

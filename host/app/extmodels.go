@@ -68,6 +68,11 @@ func (h *extHost) CompleteModel(ctx context.Context, provider, id string, call e
 	return b.Finish(ctx, p.Stream(ctx, req, b))
 }
 
+// SystemPromptOptions implements extensions.SystemPromptHost.
+func (h *extHost) SystemPromptOptions() json.RawMessage { return h.rt.promptOptions() }
+
+var _ extensions.SystemPromptHost = (*extHost)(nil)
+
 // Settings implements extensions.SettingsHost: the settings files merged
 // with the command line's overrides, as pi's getSettings() (an empty
 // object when none were read).

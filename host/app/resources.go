@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +43,7 @@ type resourceState struct {
 	gen       int    // bumped whenever set changes
 	promptKey string // what the cached prompt was built from
 	prompt    string
+	options   resources.PromptOptions // what it was built of
 }
 
 // ResourceDiscoverer returns extra skill and template paths, for example
@@ -294,12 +297,46 @@ func (rt *Runtime) cachedSystemPrompt() string {
 	if appendText == "" {
 		appendText = set.AppendText
 	}
-	rt.res.prompt = resources.BuildSystemPrompt(resources.SystemPromptInput{
+	rt.res.options = resources.OptionsFor(resources.SystemPromptInput{
 		Tools: active, Cwd: cwd, Custom: custom, Append: appendText,
-		ContextFiles: set.ContextFiles, Skills: set.Skills, Now: now,
+		ContextFiles: set.ContextFiles, Skills: set.Skills,
 	})
+	rt.res.prompt = resources.BuildFromOptions(rt.res.options, 0, now)
 	rt.res.promptKey = key
 	return rt.res.prompt
+}
+
+// promptOptions is the system prompt's structured inputs as JSON (pi's
+// BuildSystemPromptOptions), a copy the caller may change.
+func (rt *Runtime) promptOptions() json.RawMessage {
+	rt.cachedSystemPrompt()
+	rt.res.mu.Lock()
+	defer rt.res.mu.Unlock()
+	b, err := json.Marshal(rt.res.options)
+	if err != nil {
+		return json.RawMessage("{}")
+	}
+	return b
+}
+
+// promptFromOptions builds the system prompt from options an extension
+// changed (before_agent_start's systemPromptOptions); a change of the
+// selected tools changes the active tools, as pi.setActiveTools does.
+func (rt *Runtime) promptFromOptions(raw json.RawMessage) (string, error) {
+	var o resources.PromptOptions
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return "", fmt.Errorf("systemPromptOptions: %w", err)
+	}
+	if o.SelectedTools != nil {
+		names := make([]string, 0, len(rt.tools.Active()))
+		for _, t := range rt.tools.Active() {
+			names = append(names, t.Name())
+		}
+		if !slices.Equal(names, o.SelectedTools) {
+			rt.tools.SetActive(o.SelectedTools)
+		}
+	}
+	return resources.BuildFromOptions(o, 0, time.Now()), nil
 }
 
 // expandInput applies /skill:name and /template expansion to a prompt,

@@ -335,6 +335,13 @@ type SettingsHost interface {
 	Settings() json.RawMessage
 }
 
+// SystemPromptHost is implemented by hosts that show extensions the
+// structured inputs of the system prompt (ctx.getSystemPromptOptions()):
+// a JSON object.
+type SystemPromptHost interface {
+	SystemPromptOptions() json.RawMessage
+}
+
 // ModelHost is implemented by hosts that let extensions use the agent's
 // models (ctx.modelRegistry): the catalogue, a provider's credentials for
 // the extension's own requests, and requests through the agent's

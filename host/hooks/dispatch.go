@@ -247,9 +247,10 @@ func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) Be
 			continue
 		}
 		var r struct {
-			Message      *CustomMessage  `json:"message"`
-			Messages     []CustomMessage `json:"messages"`
-			SystemPrompt *string         `json:"systemPrompt"`
+			Message             *CustomMessage  `json:"message"`
+			Messages            []CustomMessage `json:"messages"`
+			SystemPrompt        *string         `json:"systemPrompt"`
+			SystemPromptOptions json.RawMessage `json:"systemPromptOptions"`
 		}
 		if err := decodeObject(raw, &r); err != nil {
 			b.report(e.e.sub, BeforeAgentStart, err)
@@ -264,6 +265,13 @@ func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) Be
 				continue
 			}
 			out.Messages = append(out.Messages, m)
+		}
+		if opts := trimSpace(r.SystemPromptOptions); len(opts) > 0 && opts[0] == '{' {
+			out.SystemPromptOptions = opts
+			ev.SystemPromptOptions, cur = opts, nil
+			if out.SystemPrompt == nil && ev.Render != nil {
+				ev.SystemPrompt = ev.Render(opts)
+			}
 		}
 		if r.SystemPrompt != nil {
 			sp := *r.SystemPrompt

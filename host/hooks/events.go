@@ -202,6 +202,12 @@ type BeforeAgentStartEvent struct {
 	Prompt       string             `json:"prompt"`
 	Images       []llm.ContentBlock `json:"images,omitempty"`
 	SystemPrompt string             `json:"systemPrompt"`
+	// SystemPromptOptions are the prompt's structured inputs (pi 1.6's
+	// BuildSystemPromptOptions) as JSON; a handler may change them.
+	SystemPromptOptions json.RawMessage `json:"systemPromptOptions,omitempty"`
+	// Render builds the prompt from changed options, for the later
+	// handlers' systemPrompt.
+	Render func(options json.RawMessage) string `json:"-"`
 }
 
 // CustomMessage is a message an extension injects (role "custom").
@@ -214,6 +220,9 @@ type CustomMessage struct {
 
 // BeforeAgentStartResult is the composed result of before_agent_start.
 type BeforeAgentStartResult struct {
+	// SystemPromptOptions is set when a handler changed the options
+	// (ignored when a handler replaced the prompt: SystemPrompt wins).
+	SystemPromptOptions json.RawMessage
 	// SystemPrompt is set when a handler replaced the system prompt.
 	SystemPrompt *string
 	// Messages are every injected message, in handler order.

@@ -4,6 +4,7 @@ package resources
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -43,64 +44,104 @@ type SystemPromptInput struct {
 // (only when the read tool is active), then the date and the working
 // directory.
 func BuildSystemPrompt(in SystemPromptInput) string {
-	var sb strings.Builder
-	if strings.TrimSpace(in.Custom) != "" {
-		sb.WriteString(strings.TrimSpace(in.Custom))
-	} else {
-		var base strings.Builder
-		writeDefaultPrompt(&base, in.Tools)
-		sb.WriteString(strings.TrimRight(base.String(), "\n"))
-	}
-	if s := strings.TrimSpace(in.Append); s != "" {
-		sb.WriteString("\n\n")
-		sb.WriteString(s)
-	}
-	writeContextFiles(&sb, in.ContextFiles)
-	if hasTool(in.Tools, "read") {
-		budget := in.SkillsBudget
-		if budget <= 0 {
-			budget = DefaultSkillsBudget
-		}
-		writeSkills(&sb, in.Skills, budget)
-	}
-	now := in.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	fmt.Fprintf(&sb, "\n\nCurrent date: %s", now.Format("2006-01-02"))
-	fmt.Fprintf(&sb, "\nCurrent working directory: %s", strings.ReplaceAll(in.Cwd, `\`, "/"))
-	return sb.String()
+	return BuildFromOptions(OptionsFor(in), in.SkillsBudget, in.Now)
 }
 
-func hasTool(ts []tools.Tool, name string) bool {
-	for _, t := range ts {
-		if t.Name() == name {
-			return true
-		}
+// OptionsFor is the structured form of the prompt's inputs, pi 1.6's
+// BuildSystemPromptOptions: what before_agent_start handlers and
+// ctx.getSystemPromptOptions() see and may change.
+func OptionsFor(in SystemPromptInput) PromptOptions {
+	o := PromptOptions{
+		CustomPrompt: strings.TrimSpace(in.Custom), AppendSystemPrompt: strings.TrimSpace(in.Append), Cwd: in.Cwd,
+		SelectedTools: []string{}, ToolSnippets: map[string]string{}, ToolGuidelines: map[string][]string{},
+		PromptGuidelines: []string{}, Sections: &OrderedStrings{}, ContextFiles: []PromptContextFile{}, Skills: []PromptSkill{},
 	}
-	return false
-}
-
-func writeDefaultPrompt(sb *strings.Builder, active []tools.Tool) {
-	sb.WriteString(strings.TrimSpace(prompts.SystemPrompt()))
-	sb.WriteString("\n\nAvailable tools:\n")
-	if len(active) == 0 {
-		sb.WriteString("(none)\n")
-	}
-	var toolGuidelines []string
-	for _, t := range active {
+	for _, t := range in.Tools {
+		name := t.Name()
+		o.SelectedTools = append(o.SelectedTools, name)
 		line := t.Description()
 		if p, ok := t.(tools.Prompted); ok {
 			if s := strings.TrimSpace(p.PromptSnippet()); s != "" {
 				line = s
 			}
-			toolGuidelines = append(toolGuidelines, p.PromptGuidelines()...)
+			if g := p.PromptGuidelines(); len(g) > 0 {
+				o.ToolGuidelines[name] = append([]string(nil), g...)
+			}
 		}
 		line, _, _ = strings.Cut(strings.TrimSpace(line), "\n")
-		if line == "" {
-			line = t.Name()
+		if line = strings.TrimSpace(line); line != "" {
+			o.ToolSnippets[name] = line
 		}
-		fmt.Fprintf(sb, "- %s: %s\n", t.Name(), strings.TrimSpace(line))
+	}
+	for _, f := range in.ContextFiles {
+		o.ContextFiles = append(o.ContextFiles, PromptContextFile(f))
+	}
+	for _, sk := range in.Skills {
+		o.Skills = append(o.Skills, PromptSkill{Name: sk.Name, Description: sk.Description, FilePath: sk.FilePath, BaseDir: sk.BaseDir, DisableModelInvocation: sk.DisableModelInvocation})
+	}
+	return o
+}
+
+// BuildFromOptions composes the system prompt from its structured
+// inputs (see BuildSystemPrompt); the sections extensions add come after
+// the skills, each in a tag of its name.
+func BuildFromOptions(o PromptOptions, skillsBudget int, now time.Time) string {
+	var sb strings.Builder
+	if strings.TrimSpace(o.CustomPrompt) != "" {
+		sb.WriteString(strings.TrimSpace(o.CustomPrompt))
+	} else {
+		var base strings.Builder
+		writeDefaultPrompt(&base, o)
+		sb.WriteString(strings.TrimRight(base.String(), "\n"))
+	}
+	if s := strings.TrimSpace(o.AppendSystemPrompt); s != "" {
+		sb.WriteString("\n\n")
+		sb.WriteString(s)
+	}
+	files := make([]ContextFile, len(o.ContextFiles))
+	for i, f := range o.ContextFiles {
+		files[i] = ContextFile(f)
+	}
+	writeContextFiles(&sb, files)
+	if slices.Contains(o.SelectedTools, "read") {
+		if skillsBudget <= 0 {
+			skillsBudget = DefaultSkillsBudget
+		}
+		skills := make([]Skill, len(o.Skills))
+		for i, sk := range o.Skills {
+			skills[i] = Skill{Name: sk.Name, Description: sk.Description, FilePath: sk.FilePath, BaseDir: sk.BaseDir, DisableModelInvocation: sk.DisableModelInvocation}
+		}
+		writeSkills(&sb, skills, skillsBudget)
+	}
+	if o.Sections != nil {
+		for _, kv := range o.Sections.List {
+			if strings.TrimSpace(kv.Value) != "" {
+				fmt.Fprintf(&sb, "\n\n<%s>\n%s\n</%s>", kv.Key, strings.TrimSpace(kv.Value), kv.Key)
+			}
+		}
+	}
+	if now.IsZero() {
+		now = time.Now()
+	}
+	fmt.Fprintf(&sb, "\n\nCurrent date: %s", now.Format("2006-01-02"))
+	fmt.Fprintf(&sb, "\nCurrent working directory: %s", strings.ReplaceAll(o.Cwd, `\`, "/"))
+	return sb.String()
+}
+
+func writeDefaultPrompt(sb *strings.Builder, o PromptOptions) {
+	sb.WriteString(strings.TrimSpace(prompts.SystemPrompt()))
+	sb.WriteString("\n\nAvailable tools:\n")
+	if len(o.SelectedTools) == 0 {
+		sb.WriteString("(none)\n")
+	}
+	var toolGuidelines []string
+	for _, name := range o.SelectedTools {
+		line := o.ToolSnippets[name]
+		if line == "" {
+			line = name
+		}
+		toolGuidelines = append(toolGuidelines, o.ToolGuidelines[name]...)
+		fmt.Fprintf(sb, "- %s: %s\n", name, strings.TrimSpace(line))
 	}
 	sb.WriteString("Extensions may add more tools; each one's description says what it does.\n")
 
@@ -113,10 +154,13 @@ func writeDefaultPrompt(sb *strings.Builder, active []tools.Tool) {
 			guidelines = append(guidelines, g)
 		}
 	}
-	for _, g := range comboGuidelines(active) {
+	for _, g := range comboGuidelines(o.SelectedTools) {
 		add(g)
 	}
 	for _, g := range toolGuidelines {
+		add(g)
+	}
+	for _, g := range o.PromptGuidelines {
 		add(g)
 	}
 	add("Be brief: lead with the answer or the result, then the details that matter.")
@@ -129,10 +173,10 @@ func writeDefaultPrompt(sb *strings.Builder, active []tools.Tool) {
 
 // comboGuidelines are the guidelines that depend on which tools are active
 // together.
-func comboGuidelines(active []tools.Tool) []string {
+func comboGuidelines(active []string) []string {
 	on := map[string]bool{}
-	for _, t := range active {
-		on[t.Name()] = true
+	for _, n := range active {
+		on[n] = true
 	}
 	var out []string
 	var explorers []string

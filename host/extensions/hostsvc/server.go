@@ -447,6 +447,15 @@ func (s *Server) CallTool(ctx context.Context, r *pb.CallToolRequest) (*pb.CallT
 	return &pb.CallToolResponse{ResultJson: b, IsError: out.IsError, ToolCallId: out.ID, DurationMs: ms}, nil
 }
 
+// GetSystemPromptOptions answers with the system prompt's inputs.
+func (s *Server) GetSystemPromptOptions(context.Context, *pb.GetSystemPromptOptionsRequest) (*pb.GetSystemPromptOptionsResponse, error) {
+	sh, ok := s.Host.(extensions.SystemPromptHost)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "the agent does not share its system prompt options")
+	}
+	return &pb.GetSystemPromptOptionsResponse{OptionsJson: sh.SystemPromptOptions()}, nil
+}
+
 // GetSettings answers with the host's effective settings.
 func (s *Server) GetSettings(context.Context, *pb.GetSettingsRequest) (*pb.GetSettingsResponse, error) {
 	sh, ok := s.Host.(extensions.SettingsHost)

@@ -297,6 +297,11 @@ module.exports = function makeAPI(engine) {
     getSystemPrompt() {
       return this._state().system_prompt;
     }
+    // The system prompt's structured inputs, a copy to read (pi's
+    // ctx.getSystemPromptOptions()); change them in before_agent_start.
+    getSystemPromptOptions() {
+      return sync("GetSystemPromptOptions", {}, this._call).options_json || {};
+    }
     // A running tool calls another through the agent's pipeline (pi's
     // ExtensionToolContext.executeTool); never rejects for the tool's
     // failures: they are {isError: true} outcomes.
@@ -662,6 +667,16 @@ module.exports = function makeAPI(engine) {
         // Handlers change event.headers in place (null deletes); the
         // return value is not read, as in pi.
         return after(h(event, ctx), () => ({ headers: event.headers }));
+      case "before_agent_start": {
+        // The systemPromptOptions are changed in place (pi's collections
+        // are mutable); send the change along unless returned.
+        const before = JSON.stringify(event.systemPromptOptions);
+        return after(h(event, ctx), (v) => {
+          if (v && typeof v === "object" && v.systemPromptOptions !== undefined) return v;
+          if (JSON.stringify(event.systemPromptOptions) === before) return v;
+          return Object.assign({}, v || {}, { systemPromptOptions: event.systemPromptOptions });
+        });
+      }
       case "before_provider_request": {
         // A returned value replaces the payload; a payload changed in
         // place counts too (in pi it is the object sent).

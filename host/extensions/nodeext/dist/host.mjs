@@ -486,6 +486,9 @@ service HostService {
   // GetSettings answers with the agent's effective settings (pi's
   // pi.getSettings()).
   rpc GetSettings(GetSettingsRequest) returns (GetSettingsResponse);
+  // GetSystemPromptOptions answers with the structured inputs of the
+  // system prompt (pi's ctx.getSystemPromptOptions()).
+  rpc GetSystemPromptOptions(GetSystemPromptOptionsRequest) returns (GetSystemPromptOptionsResponse);
   // UnregisterMcpServer removes a server the extension registered
   // (pi.unregisterMcpServer); another extension's is left alone.
   rpc UnregisterMcpServer(UnregisterMcpServerRequest) returns (UnregisterMcpServerResponse);
@@ -976,6 +979,18 @@ message GetSettingsRequest {}
 // user's object by object, with the command line's overrides applied.
 message GetSettingsResponse {
   bytes settings_json = 1;
+}
+
+// GetSystemPromptOptionsRequest asks for the system prompt's inputs.
+message GetSystemPromptOptionsRequest {}
+
+// GetSystemPromptOptionsResponse carries pi 1.6's BuildSystemPromptOptions
+// as a JSON object: the custom prompt, the selected tools with their
+// snippets and guidelines, the extra guidelines and sections, the
+// appended text, the working directory, the context files (with their
+// contents) and the skills.
+message GetSystemPromptOptionsResponse {
+  bytes options_json = 1;
 }
 `;var goPluginProto=`
 syntax = "proto3";

@@ -3596,6 +3596,92 @@ func (x *GetSettingsResponse) GetSettingsJson() []byte {
 	return nil
 }
 
+// GetSystemPromptOptionsRequest asks for the system prompt's inputs.
+type GetSystemPromptOptionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSystemPromptOptionsRequest) Reset() {
+	*x = GetSystemPromptOptionsRequest{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSystemPromptOptionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSystemPromptOptionsRequest) ProtoMessage() {}
+
+func (x *GetSystemPromptOptionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSystemPromptOptionsRequest.ProtoReflect.Descriptor instead.
+func (*GetSystemPromptOptionsRequest) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{70}
+}
+
+// GetSystemPromptOptionsResponse carries pi 1.6's BuildSystemPromptOptions
+// as a JSON object: the custom prompt, the selected tools with their
+// snippets and guidelines, the extra guidelines and sections, the
+// appended text, the working directory, the context files (with their
+// contents) and the skills.
+type GetSystemPromptOptionsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	OptionsJson   []byte                 `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSystemPromptOptionsResponse) Reset() {
+	*x = GetSystemPromptOptionsResponse{}
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSystemPromptOptionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSystemPromptOptionsResponse) ProtoMessage() {}
+
+func (x *GetSystemPromptOptionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_host_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSystemPromptOptionsResponse.ProtoReflect.Descriptor instead.
+func (*GetSystemPromptOptionsResponse) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_host_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *GetSystemPromptOptionsResponse) GetOptionsJson() []byte {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return nil
+}
+
 var File_atomic_plugin_v1_host_proto protoreflect.FileDescriptor
 
 const file_atomic_plugin_v1_host_proto_rawDesc = "" +
@@ -3796,7 +3882,10 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"durationMs\"\x14\n" +
 	"\x12GetSettingsRequest\":\n" +
 	"\x13GetSettingsResponse\x12#\n" +
-	"\rsettings_json\x18\x01 \x01(\fR\fsettingsJson2\x88\x19\n" +
+	"\rsettings_json\x18\x01 \x01(\fR\fsettingsJson\"\x1f\n" +
+	"\x1dGetSystemPromptOptionsRequest\"C\n" +
+	"\x1eGetSystemPromptOptionsResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\fR\voptionsJson2\x85\x1a\n" +
 	"\vHostService\x12Z\n" +
 	"\vSendMessage\x12$.atomic.plugin.v1.SendMessageRequest\x1a%.atomic.plugin.v1.SendMessageResponse\x12f\n" +
 	"\x0fSendUserMessage\x12(.atomic.plugin.v1.SendUserMessageRequest\x1a).atomic.plugin.v1.SendUserMessageResponse\x12Z\n" +
@@ -3832,7 +3921,8 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"ListModels\x12#.atomic.plugin.v1.ListModelsRequest\x1a$.atomic.plugin.v1.ListModelsResponse\x12]\n" +
 	"\fGetModelAuth\x12%.atomic.plugin.v1.GetModelAuthRequest\x1a&.atomic.plugin.v1.GetModelAuthResponse\x12`\n" +
 	"\rCompleteModel\x12&.atomic.plugin.v1.CompleteModelRequest\x1a'.atomic.plugin.v1.CompleteModelResponse\x12Z\n" +
-	"\vGetSettings\x12$.atomic.plugin.v1.GetSettingsRequest\x1a%.atomic.plugin.v1.GetSettingsResponse\x12r\n" +
+	"\vGetSettings\x12$.atomic.plugin.v1.GetSettingsRequest\x1a%.atomic.plugin.v1.GetSettingsResponse\x12{\n" +
+	"\x16GetSystemPromptOptions\x12/.atomic.plugin.v1.GetSystemPromptOptionsRequest\x1a0.atomic.plugin.v1.GetSystemPromptOptionsResponse\x12r\n" +
 	"\x13UnregisterMcpServer\x12,.atomic.plugin.v1.UnregisterMcpServerRequest\x1a-.atomic.plugin.v1.UnregisterMcpServerResponse\x12c\n" +
 	"\x0eListMcpServers\x12'.atomic.plugin.v1.ListMcpServersRequest\x1a(.atomic.plugin.v1.ListMcpServersResponse\x12Q\n" +
 	"\bCallTool\x12!.atomic.plugin.v1.CallToolRequest\x1a\".atomic.plugin.v1.CallToolResponseB=Z;github.com/atomic-go/atomic/proto/atomic/plugin/v1;pluginv1b\x06proto3"
@@ -3849,88 +3939,90 @@ func file_atomic_plugin_v1_host_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_host_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 70)
+var file_atomic_plugin_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 72)
 var file_atomic_plugin_v1_host_proto_goTypes = []any{
-	(*SendMessageRequest)(nil),          // 0: atomic.plugin.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),         // 1: atomic.plugin.v1.SendMessageResponse
-	(*SendUserMessageRequest)(nil),      // 2: atomic.plugin.v1.SendUserMessageRequest
-	(*SendUserMessageResponse)(nil),     // 3: atomic.plugin.v1.SendUserMessageResponse
-	(*AppendEntryRequest)(nil),          // 4: atomic.plugin.v1.AppendEntryRequest
-	(*AppendEntryResponse)(nil),         // 5: atomic.plugin.v1.AppendEntryResponse
-	(*SetSessionNameRequest)(nil),       // 6: atomic.plugin.v1.SetSessionNameRequest
-	(*SetSessionNameResponse)(nil),      // 7: atomic.plugin.v1.SetSessionNameResponse
-	(*SetLabelRequest)(nil),             // 8: atomic.plugin.v1.SetLabelRequest
-	(*SetLabelResponse)(nil),            // 9: atomic.plugin.v1.SetLabelResponse
-	(*GetSessionRequest)(nil),           // 10: atomic.plugin.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),          // 11: atomic.plugin.v1.GetSessionResponse
-	(*GetContextUsageRequest)(nil),      // 12: atomic.plugin.v1.GetContextUsageRequest
-	(*GetContextUsageResponse)(nil),     // 13: atomic.plugin.v1.GetContextUsageResponse
-	(*GetToolsRequest)(nil),             // 14: atomic.plugin.v1.GetToolsRequest
-	(*GetToolsResponse)(nil),            // 15: atomic.plugin.v1.GetToolsResponse
-	(*SetActiveToolsRequest)(nil),       // 16: atomic.plugin.v1.SetActiveToolsRequest
-	(*SetActiveToolsResponse)(nil),      // 17: atomic.plugin.v1.SetActiveToolsResponse
-	(*GetModelRequest)(nil),             // 18: atomic.plugin.v1.GetModelRequest
-	(*GetModelResponse)(nil),            // 19: atomic.plugin.v1.GetModelResponse
-	(*SetModelRequest)(nil),             // 20: atomic.plugin.v1.SetModelRequest
-	(*SetModelResponse)(nil),            // 21: atomic.plugin.v1.SetModelResponse
-	(*SetThinkingLevelRequest)(nil),     // 22: atomic.plugin.v1.SetThinkingLevelRequest
-	(*SetThinkingLevelResponse)(nil),    // 23: atomic.plugin.v1.SetThinkingLevelResponse
-	(*AbortRequest)(nil),                // 24: atomic.plugin.v1.AbortRequest
-	(*AbortResponse)(nil),               // 25: atomic.plugin.v1.AbortResponse
-	(*UIRequest)(nil),                   // 26: atomic.plugin.v1.UIRequest
-	(*UIResponse)(nil),                  // 27: atomic.plugin.v1.UIResponse
-	(*ExecRequest)(nil),                 // 28: atomic.plugin.v1.ExecRequest
-	(*ExecResponse)(nil),                // 29: atomic.plugin.v1.ExecResponse
-	(*GetCommandsRequest)(nil),          // 30: atomic.plugin.v1.GetCommandsRequest
-	(*GetCommandsResponse)(nil),         // 31: atomic.plugin.v1.GetCommandsResponse
-	(*GetStateRequest)(nil),             // 32: atomic.plugin.v1.GetStateRequest
-	(*GetStateResponse)(nil),            // 33: atomic.plugin.v1.GetStateResponse
-	(*CompactRequest)(nil),              // 34: atomic.plugin.v1.CompactRequest
-	(*CompactResponse)(nil),             // 35: atomic.plugin.v1.CompactResponse
-	(*RegisterMcpServerRequest)(nil),    // 36: atomic.plugin.v1.RegisterMcpServerRequest
-	(*RegisterMcpServerResponse)(nil),   // 37: atomic.plugin.v1.RegisterMcpServerResponse
-	(*NewSessionRequest)(nil),           // 38: atomic.plugin.v1.NewSessionRequest
-	(*ForkRequest)(nil),                 // 39: atomic.plugin.v1.ForkRequest
-	(*SwitchSessionRequest)(nil),        // 40: atomic.plugin.v1.SwitchSessionRequest
-	(*NavigateTreeRequest)(nil),         // 41: atomic.plugin.v1.NavigateTreeRequest
-	(*NewSessionResponse)(nil),          // 42: atomic.plugin.v1.NewSessionResponse
-	(*ForkResponse)(nil),                // 43: atomic.plugin.v1.ForkResponse
-	(*SwitchSessionResponse)(nil),       // 44: atomic.plugin.v1.SwitchSessionResponse
-	(*NavigateTreeResponse)(nil),        // 45: atomic.plugin.v1.NavigateTreeResponse
-	(*ReloadRequest)(nil),               // 46: atomic.plugin.v1.ReloadRequest
-	(*ReloadResponse)(nil),              // 47: atomic.plugin.v1.ReloadResponse
-	(*UpdateRegistrationsRequest)(nil),  // 48: atomic.plugin.v1.UpdateRegistrationsRequest
-	(*UpdateRegistrationsResponse)(nil), // 49: atomic.plugin.v1.UpdateRegistrationsResponse
-	(*RunBuiltinToolRequest)(nil),       // 50: atomic.plugin.v1.RunBuiltinToolRequest
-	(*RunBuiltinToolResponse)(nil),      // 51: atomic.plugin.v1.RunBuiltinToolResponse
-	(*ShutdownRequest)(nil),             // 52: atomic.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),            // 53: atomic.plugin.v1.ShutdownResponse
-	(*WaitForIdleRequest)(nil),          // 54: atomic.plugin.v1.WaitForIdleRequest
-	(*WaitForIdleResponse)(nil),         // 55: atomic.plugin.v1.WaitForIdleResponse
-	(*ListModelsRequest)(nil),           // 56: atomic.plugin.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),          // 57: atomic.plugin.v1.ListModelsResponse
-	(*GetModelAuthRequest)(nil),         // 58: atomic.plugin.v1.GetModelAuthRequest
-	(*GetModelAuthResponse)(nil),        // 59: atomic.plugin.v1.GetModelAuthResponse
-	(*CompleteModelRequest)(nil),        // 60: atomic.plugin.v1.CompleteModelRequest
-	(*CompleteModelResponse)(nil),       // 61: atomic.plugin.v1.CompleteModelResponse
-	(*UnregisterMcpServerRequest)(nil),  // 62: atomic.plugin.v1.UnregisterMcpServerRequest
-	(*UnregisterMcpServerResponse)(nil), // 63: atomic.plugin.v1.UnregisterMcpServerResponse
-	(*ListMcpServersRequest)(nil),       // 64: atomic.plugin.v1.ListMcpServersRequest
-	(*ListMcpServersResponse)(nil),      // 65: atomic.plugin.v1.ListMcpServersResponse
-	(*CallToolRequest)(nil),             // 66: atomic.plugin.v1.CallToolRequest
-	(*CallToolResponse)(nil),            // 67: atomic.plugin.v1.CallToolResponse
-	(*GetSettingsRequest)(nil),          // 68: atomic.plugin.v1.GetSettingsRequest
-	(*GetSettingsResponse)(nil),         // 69: atomic.plugin.v1.GetSettingsResponse
-	(*HandlerContext)(nil),              // 70: atomic.plugin.v1.HandlerContext
-	(*DescribeResponse)(nil),            // 71: atomic.plugin.v1.DescribeResponse
+	(*SendMessageRequest)(nil),             // 0: atomic.plugin.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),            // 1: atomic.plugin.v1.SendMessageResponse
+	(*SendUserMessageRequest)(nil),         // 2: atomic.plugin.v1.SendUserMessageRequest
+	(*SendUserMessageResponse)(nil),        // 3: atomic.plugin.v1.SendUserMessageResponse
+	(*AppendEntryRequest)(nil),             // 4: atomic.plugin.v1.AppendEntryRequest
+	(*AppendEntryResponse)(nil),            // 5: atomic.plugin.v1.AppendEntryResponse
+	(*SetSessionNameRequest)(nil),          // 6: atomic.plugin.v1.SetSessionNameRequest
+	(*SetSessionNameResponse)(nil),         // 7: atomic.plugin.v1.SetSessionNameResponse
+	(*SetLabelRequest)(nil),                // 8: atomic.plugin.v1.SetLabelRequest
+	(*SetLabelResponse)(nil),               // 9: atomic.plugin.v1.SetLabelResponse
+	(*GetSessionRequest)(nil),              // 10: atomic.plugin.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),             // 11: atomic.plugin.v1.GetSessionResponse
+	(*GetContextUsageRequest)(nil),         // 12: atomic.plugin.v1.GetContextUsageRequest
+	(*GetContextUsageResponse)(nil),        // 13: atomic.plugin.v1.GetContextUsageResponse
+	(*GetToolsRequest)(nil),                // 14: atomic.plugin.v1.GetToolsRequest
+	(*GetToolsResponse)(nil),               // 15: atomic.plugin.v1.GetToolsResponse
+	(*SetActiveToolsRequest)(nil),          // 16: atomic.plugin.v1.SetActiveToolsRequest
+	(*SetActiveToolsResponse)(nil),         // 17: atomic.plugin.v1.SetActiveToolsResponse
+	(*GetModelRequest)(nil),                // 18: atomic.plugin.v1.GetModelRequest
+	(*GetModelResponse)(nil),               // 19: atomic.plugin.v1.GetModelResponse
+	(*SetModelRequest)(nil),                // 20: atomic.plugin.v1.SetModelRequest
+	(*SetModelResponse)(nil),               // 21: atomic.plugin.v1.SetModelResponse
+	(*SetThinkingLevelRequest)(nil),        // 22: atomic.plugin.v1.SetThinkingLevelRequest
+	(*SetThinkingLevelResponse)(nil),       // 23: atomic.plugin.v1.SetThinkingLevelResponse
+	(*AbortRequest)(nil),                   // 24: atomic.plugin.v1.AbortRequest
+	(*AbortResponse)(nil),                  // 25: atomic.plugin.v1.AbortResponse
+	(*UIRequest)(nil),                      // 26: atomic.plugin.v1.UIRequest
+	(*UIResponse)(nil),                     // 27: atomic.plugin.v1.UIResponse
+	(*ExecRequest)(nil),                    // 28: atomic.plugin.v1.ExecRequest
+	(*ExecResponse)(nil),                   // 29: atomic.plugin.v1.ExecResponse
+	(*GetCommandsRequest)(nil),             // 30: atomic.plugin.v1.GetCommandsRequest
+	(*GetCommandsResponse)(nil),            // 31: atomic.plugin.v1.GetCommandsResponse
+	(*GetStateRequest)(nil),                // 32: atomic.plugin.v1.GetStateRequest
+	(*GetStateResponse)(nil),               // 33: atomic.plugin.v1.GetStateResponse
+	(*CompactRequest)(nil),                 // 34: atomic.plugin.v1.CompactRequest
+	(*CompactResponse)(nil),                // 35: atomic.plugin.v1.CompactResponse
+	(*RegisterMcpServerRequest)(nil),       // 36: atomic.plugin.v1.RegisterMcpServerRequest
+	(*RegisterMcpServerResponse)(nil),      // 37: atomic.plugin.v1.RegisterMcpServerResponse
+	(*NewSessionRequest)(nil),              // 38: atomic.plugin.v1.NewSessionRequest
+	(*ForkRequest)(nil),                    // 39: atomic.plugin.v1.ForkRequest
+	(*SwitchSessionRequest)(nil),           // 40: atomic.plugin.v1.SwitchSessionRequest
+	(*NavigateTreeRequest)(nil),            // 41: atomic.plugin.v1.NavigateTreeRequest
+	(*NewSessionResponse)(nil),             // 42: atomic.plugin.v1.NewSessionResponse
+	(*ForkResponse)(nil),                   // 43: atomic.plugin.v1.ForkResponse
+	(*SwitchSessionResponse)(nil),          // 44: atomic.plugin.v1.SwitchSessionResponse
+	(*NavigateTreeResponse)(nil),           // 45: atomic.plugin.v1.NavigateTreeResponse
+	(*ReloadRequest)(nil),                  // 46: atomic.plugin.v1.ReloadRequest
+	(*ReloadResponse)(nil),                 // 47: atomic.plugin.v1.ReloadResponse
+	(*UpdateRegistrationsRequest)(nil),     // 48: atomic.plugin.v1.UpdateRegistrationsRequest
+	(*UpdateRegistrationsResponse)(nil),    // 49: atomic.plugin.v1.UpdateRegistrationsResponse
+	(*RunBuiltinToolRequest)(nil),          // 50: atomic.plugin.v1.RunBuiltinToolRequest
+	(*RunBuiltinToolResponse)(nil),         // 51: atomic.plugin.v1.RunBuiltinToolResponse
+	(*ShutdownRequest)(nil),                // 52: atomic.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),               // 53: atomic.plugin.v1.ShutdownResponse
+	(*WaitForIdleRequest)(nil),             // 54: atomic.plugin.v1.WaitForIdleRequest
+	(*WaitForIdleResponse)(nil),            // 55: atomic.plugin.v1.WaitForIdleResponse
+	(*ListModelsRequest)(nil),              // 56: atomic.plugin.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),             // 57: atomic.plugin.v1.ListModelsResponse
+	(*GetModelAuthRequest)(nil),            // 58: atomic.plugin.v1.GetModelAuthRequest
+	(*GetModelAuthResponse)(nil),           // 59: atomic.plugin.v1.GetModelAuthResponse
+	(*CompleteModelRequest)(nil),           // 60: atomic.plugin.v1.CompleteModelRequest
+	(*CompleteModelResponse)(nil),          // 61: atomic.plugin.v1.CompleteModelResponse
+	(*UnregisterMcpServerRequest)(nil),     // 62: atomic.plugin.v1.UnregisterMcpServerRequest
+	(*UnregisterMcpServerResponse)(nil),    // 63: atomic.plugin.v1.UnregisterMcpServerResponse
+	(*ListMcpServersRequest)(nil),          // 64: atomic.plugin.v1.ListMcpServersRequest
+	(*ListMcpServersResponse)(nil),         // 65: atomic.plugin.v1.ListMcpServersResponse
+	(*CallToolRequest)(nil),                // 66: atomic.plugin.v1.CallToolRequest
+	(*CallToolResponse)(nil),               // 67: atomic.plugin.v1.CallToolResponse
+	(*GetSettingsRequest)(nil),             // 68: atomic.plugin.v1.GetSettingsRequest
+	(*GetSettingsResponse)(nil),            // 69: atomic.plugin.v1.GetSettingsResponse
+	(*GetSystemPromptOptionsRequest)(nil),  // 70: atomic.plugin.v1.GetSystemPromptOptionsRequest
+	(*GetSystemPromptOptionsResponse)(nil), // 71: atomic.plugin.v1.GetSystemPromptOptionsResponse
+	(*HandlerContext)(nil),                 // 72: atomic.plugin.v1.HandlerContext
+	(*DescribeResponse)(nil),               // 73: atomic.plugin.v1.DescribeResponse
 }
 var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
-	70, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	70, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	70, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	70, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	70, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
-	71, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
+	72, // 0: atomic.plugin.v1.GetStateResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	72, // 1: atomic.plugin.v1.NewSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	72, // 2: atomic.plugin.v1.ForkResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	72, // 3: atomic.plugin.v1.SwitchSessionResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	72, // 4: atomic.plugin.v1.NavigateTreeResponse.context:type_name -> atomic.plugin.v1.HandlerContext
+	73, // 5: atomic.plugin.v1.UpdateRegistrationsRequest.description:type_name -> atomic.plugin.v1.DescribeResponse
 	0,  // 6: atomic.plugin.v1.HostService.SendMessage:input_type -> atomic.plugin.v1.SendMessageRequest
 	2,  // 7: atomic.plugin.v1.HostService.SendUserMessage:input_type -> atomic.plugin.v1.SendUserMessageRequest
 	4,  // 8: atomic.plugin.v1.HostService.AppendEntry:input_type -> atomic.plugin.v1.AppendEntryRequest
@@ -3963,46 +4055,48 @@ var file_atomic_plugin_v1_host_proto_depIdxs = []int32{
 	58, // 35: atomic.plugin.v1.HostService.GetModelAuth:input_type -> atomic.plugin.v1.GetModelAuthRequest
 	60, // 36: atomic.plugin.v1.HostService.CompleteModel:input_type -> atomic.plugin.v1.CompleteModelRequest
 	68, // 37: atomic.plugin.v1.HostService.GetSettings:input_type -> atomic.plugin.v1.GetSettingsRequest
-	62, // 38: atomic.plugin.v1.HostService.UnregisterMcpServer:input_type -> atomic.plugin.v1.UnregisterMcpServerRequest
-	64, // 39: atomic.plugin.v1.HostService.ListMcpServers:input_type -> atomic.plugin.v1.ListMcpServersRequest
-	66, // 40: atomic.plugin.v1.HostService.CallTool:input_type -> atomic.plugin.v1.CallToolRequest
-	1,  // 41: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
-	3,  // 42: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
-	5,  // 43: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
-	7,  // 44: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
-	9,  // 45: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
-	11, // 46: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
-	13, // 47: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
-	15, // 48: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
-	17, // 49: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
-	19, // 50: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
-	21, // 51: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
-	23, // 52: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
-	25, // 53: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
-	27, // 54: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
-	29, // 55: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
-	31, // 56: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
-	33, // 57: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
-	35, // 58: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
-	37, // 59: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
-	42, // 60: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
-	43, // 61: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
-	44, // 62: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
-	45, // 63: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
-	47, // 64: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
-	49, // 65: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
-	51, // 66: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
-	53, // 67: atomic.plugin.v1.HostService.Shutdown:output_type -> atomic.plugin.v1.ShutdownResponse
-	55, // 68: atomic.plugin.v1.HostService.WaitForIdle:output_type -> atomic.plugin.v1.WaitForIdleResponse
-	57, // 69: atomic.plugin.v1.HostService.ListModels:output_type -> atomic.plugin.v1.ListModelsResponse
-	59, // 70: atomic.plugin.v1.HostService.GetModelAuth:output_type -> atomic.plugin.v1.GetModelAuthResponse
-	61, // 71: atomic.plugin.v1.HostService.CompleteModel:output_type -> atomic.plugin.v1.CompleteModelResponse
-	69, // 72: atomic.plugin.v1.HostService.GetSettings:output_type -> atomic.plugin.v1.GetSettingsResponse
-	63, // 73: atomic.plugin.v1.HostService.UnregisterMcpServer:output_type -> atomic.plugin.v1.UnregisterMcpServerResponse
-	65, // 74: atomic.plugin.v1.HostService.ListMcpServers:output_type -> atomic.plugin.v1.ListMcpServersResponse
-	67, // 75: atomic.plugin.v1.HostService.CallTool:output_type -> atomic.plugin.v1.CallToolResponse
-	41, // [41:76] is the sub-list for method output_type
-	6,  // [6:41] is the sub-list for method input_type
+	70, // 38: atomic.plugin.v1.HostService.GetSystemPromptOptions:input_type -> atomic.plugin.v1.GetSystemPromptOptionsRequest
+	62, // 39: atomic.plugin.v1.HostService.UnregisterMcpServer:input_type -> atomic.plugin.v1.UnregisterMcpServerRequest
+	64, // 40: atomic.plugin.v1.HostService.ListMcpServers:input_type -> atomic.plugin.v1.ListMcpServersRequest
+	66, // 41: atomic.plugin.v1.HostService.CallTool:input_type -> atomic.plugin.v1.CallToolRequest
+	1,  // 42: atomic.plugin.v1.HostService.SendMessage:output_type -> atomic.plugin.v1.SendMessageResponse
+	3,  // 43: atomic.plugin.v1.HostService.SendUserMessage:output_type -> atomic.plugin.v1.SendUserMessageResponse
+	5,  // 44: atomic.plugin.v1.HostService.AppendEntry:output_type -> atomic.plugin.v1.AppendEntryResponse
+	7,  // 45: atomic.plugin.v1.HostService.SetSessionName:output_type -> atomic.plugin.v1.SetSessionNameResponse
+	9,  // 46: atomic.plugin.v1.HostService.SetLabel:output_type -> atomic.plugin.v1.SetLabelResponse
+	11, // 47: atomic.plugin.v1.HostService.GetSession:output_type -> atomic.plugin.v1.GetSessionResponse
+	13, // 48: atomic.plugin.v1.HostService.GetContextUsage:output_type -> atomic.plugin.v1.GetContextUsageResponse
+	15, // 49: atomic.plugin.v1.HostService.GetTools:output_type -> atomic.plugin.v1.GetToolsResponse
+	17, // 50: atomic.plugin.v1.HostService.SetActiveTools:output_type -> atomic.plugin.v1.SetActiveToolsResponse
+	19, // 51: atomic.plugin.v1.HostService.GetModel:output_type -> atomic.plugin.v1.GetModelResponse
+	21, // 52: atomic.plugin.v1.HostService.SetModel:output_type -> atomic.plugin.v1.SetModelResponse
+	23, // 53: atomic.plugin.v1.HostService.SetThinkingLevel:output_type -> atomic.plugin.v1.SetThinkingLevelResponse
+	25, // 54: atomic.plugin.v1.HostService.Abort:output_type -> atomic.plugin.v1.AbortResponse
+	27, // 55: atomic.plugin.v1.HostService.UI:output_type -> atomic.plugin.v1.UIResponse
+	29, // 56: atomic.plugin.v1.HostService.Exec:output_type -> atomic.plugin.v1.ExecResponse
+	31, // 57: atomic.plugin.v1.HostService.GetCommands:output_type -> atomic.plugin.v1.GetCommandsResponse
+	33, // 58: atomic.plugin.v1.HostService.GetState:output_type -> atomic.plugin.v1.GetStateResponse
+	35, // 59: atomic.plugin.v1.HostService.Compact:output_type -> atomic.plugin.v1.CompactResponse
+	37, // 60: atomic.plugin.v1.HostService.RegisterMcpServer:output_type -> atomic.plugin.v1.RegisterMcpServerResponse
+	42, // 61: atomic.plugin.v1.HostService.NewSession:output_type -> atomic.plugin.v1.NewSessionResponse
+	43, // 62: atomic.plugin.v1.HostService.Fork:output_type -> atomic.plugin.v1.ForkResponse
+	44, // 63: atomic.plugin.v1.HostService.SwitchSession:output_type -> atomic.plugin.v1.SwitchSessionResponse
+	45, // 64: atomic.plugin.v1.HostService.NavigateTree:output_type -> atomic.plugin.v1.NavigateTreeResponse
+	47, // 65: atomic.plugin.v1.HostService.Reload:output_type -> atomic.plugin.v1.ReloadResponse
+	49, // 66: atomic.plugin.v1.HostService.UpdateRegistrations:output_type -> atomic.plugin.v1.UpdateRegistrationsResponse
+	51, // 67: atomic.plugin.v1.HostService.RunBuiltinTool:output_type -> atomic.plugin.v1.RunBuiltinToolResponse
+	53, // 68: atomic.plugin.v1.HostService.Shutdown:output_type -> atomic.plugin.v1.ShutdownResponse
+	55, // 69: atomic.plugin.v1.HostService.WaitForIdle:output_type -> atomic.plugin.v1.WaitForIdleResponse
+	57, // 70: atomic.plugin.v1.HostService.ListModels:output_type -> atomic.plugin.v1.ListModelsResponse
+	59, // 71: atomic.plugin.v1.HostService.GetModelAuth:output_type -> atomic.plugin.v1.GetModelAuthResponse
+	61, // 72: atomic.plugin.v1.HostService.CompleteModel:output_type -> atomic.plugin.v1.CompleteModelResponse
+	69, // 73: atomic.plugin.v1.HostService.GetSettings:output_type -> atomic.plugin.v1.GetSettingsResponse
+	71, // 74: atomic.plugin.v1.HostService.GetSystemPromptOptions:output_type -> atomic.plugin.v1.GetSystemPromptOptionsResponse
+	63, // 75: atomic.plugin.v1.HostService.UnregisterMcpServer:output_type -> atomic.plugin.v1.UnregisterMcpServerResponse
+	65, // 76: atomic.plugin.v1.HostService.ListMcpServers:output_type -> atomic.plugin.v1.ListMcpServersResponse
+	67, // 77: atomic.plugin.v1.HostService.CallTool:output_type -> atomic.plugin.v1.CallToolResponse
+	42, // [42:78] is the sub-list for method output_type
+	6,  // [6:42] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -4021,7 +4115,7 @@ func file_atomic_plugin_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_host_proto_rawDesc), len(file_atomic_plugin_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   70,
+			NumMessages:   72,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

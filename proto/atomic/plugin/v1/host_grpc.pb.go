@@ -25,41 +25,42 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	HostService_SendMessage_FullMethodName         = "/atomic.plugin.v1.HostService/SendMessage"
-	HostService_SendUserMessage_FullMethodName     = "/atomic.plugin.v1.HostService/SendUserMessage"
-	HostService_AppendEntry_FullMethodName         = "/atomic.plugin.v1.HostService/AppendEntry"
-	HostService_SetSessionName_FullMethodName      = "/atomic.plugin.v1.HostService/SetSessionName"
-	HostService_SetLabel_FullMethodName            = "/atomic.plugin.v1.HostService/SetLabel"
-	HostService_GetSession_FullMethodName          = "/atomic.plugin.v1.HostService/GetSession"
-	HostService_GetContextUsage_FullMethodName     = "/atomic.plugin.v1.HostService/GetContextUsage"
-	HostService_GetTools_FullMethodName            = "/atomic.plugin.v1.HostService/GetTools"
-	HostService_SetActiveTools_FullMethodName      = "/atomic.plugin.v1.HostService/SetActiveTools"
-	HostService_GetModel_FullMethodName            = "/atomic.plugin.v1.HostService/GetModel"
-	HostService_SetModel_FullMethodName            = "/atomic.plugin.v1.HostService/SetModel"
-	HostService_SetThinkingLevel_FullMethodName    = "/atomic.plugin.v1.HostService/SetThinkingLevel"
-	HostService_Abort_FullMethodName               = "/atomic.plugin.v1.HostService/Abort"
-	HostService_UI_FullMethodName                  = "/atomic.plugin.v1.HostService/UI"
-	HostService_Exec_FullMethodName                = "/atomic.plugin.v1.HostService/Exec"
-	HostService_GetCommands_FullMethodName         = "/atomic.plugin.v1.HostService/GetCommands"
-	HostService_GetState_FullMethodName            = "/atomic.plugin.v1.HostService/GetState"
-	HostService_Compact_FullMethodName             = "/atomic.plugin.v1.HostService/Compact"
-	HostService_RegisterMcpServer_FullMethodName   = "/atomic.plugin.v1.HostService/RegisterMcpServer"
-	HostService_NewSession_FullMethodName          = "/atomic.plugin.v1.HostService/NewSession"
-	HostService_Fork_FullMethodName                = "/atomic.plugin.v1.HostService/Fork"
-	HostService_SwitchSession_FullMethodName       = "/atomic.plugin.v1.HostService/SwitchSession"
-	HostService_NavigateTree_FullMethodName        = "/atomic.plugin.v1.HostService/NavigateTree"
-	HostService_Reload_FullMethodName              = "/atomic.plugin.v1.HostService/Reload"
-	HostService_UpdateRegistrations_FullMethodName = "/atomic.plugin.v1.HostService/UpdateRegistrations"
-	HostService_RunBuiltinTool_FullMethodName      = "/atomic.plugin.v1.HostService/RunBuiltinTool"
-	HostService_Shutdown_FullMethodName            = "/atomic.plugin.v1.HostService/Shutdown"
-	HostService_WaitForIdle_FullMethodName         = "/atomic.plugin.v1.HostService/WaitForIdle"
-	HostService_ListModels_FullMethodName          = "/atomic.plugin.v1.HostService/ListModels"
-	HostService_GetModelAuth_FullMethodName        = "/atomic.plugin.v1.HostService/GetModelAuth"
-	HostService_CompleteModel_FullMethodName       = "/atomic.plugin.v1.HostService/CompleteModel"
-	HostService_GetSettings_FullMethodName         = "/atomic.plugin.v1.HostService/GetSettings"
-	HostService_UnregisterMcpServer_FullMethodName = "/atomic.plugin.v1.HostService/UnregisterMcpServer"
-	HostService_ListMcpServers_FullMethodName      = "/atomic.plugin.v1.HostService/ListMcpServers"
-	HostService_CallTool_FullMethodName            = "/atomic.plugin.v1.HostService/CallTool"
+	HostService_SendMessage_FullMethodName            = "/atomic.plugin.v1.HostService/SendMessage"
+	HostService_SendUserMessage_FullMethodName        = "/atomic.plugin.v1.HostService/SendUserMessage"
+	HostService_AppendEntry_FullMethodName            = "/atomic.plugin.v1.HostService/AppendEntry"
+	HostService_SetSessionName_FullMethodName         = "/atomic.plugin.v1.HostService/SetSessionName"
+	HostService_SetLabel_FullMethodName               = "/atomic.plugin.v1.HostService/SetLabel"
+	HostService_GetSession_FullMethodName             = "/atomic.plugin.v1.HostService/GetSession"
+	HostService_GetContextUsage_FullMethodName        = "/atomic.plugin.v1.HostService/GetContextUsage"
+	HostService_GetTools_FullMethodName               = "/atomic.plugin.v1.HostService/GetTools"
+	HostService_SetActiveTools_FullMethodName         = "/atomic.plugin.v1.HostService/SetActiveTools"
+	HostService_GetModel_FullMethodName               = "/atomic.plugin.v1.HostService/GetModel"
+	HostService_SetModel_FullMethodName               = "/atomic.plugin.v1.HostService/SetModel"
+	HostService_SetThinkingLevel_FullMethodName       = "/atomic.plugin.v1.HostService/SetThinkingLevel"
+	HostService_Abort_FullMethodName                  = "/atomic.plugin.v1.HostService/Abort"
+	HostService_UI_FullMethodName                     = "/atomic.plugin.v1.HostService/UI"
+	HostService_Exec_FullMethodName                   = "/atomic.plugin.v1.HostService/Exec"
+	HostService_GetCommands_FullMethodName            = "/atomic.plugin.v1.HostService/GetCommands"
+	HostService_GetState_FullMethodName               = "/atomic.plugin.v1.HostService/GetState"
+	HostService_Compact_FullMethodName                = "/atomic.plugin.v1.HostService/Compact"
+	HostService_RegisterMcpServer_FullMethodName      = "/atomic.plugin.v1.HostService/RegisterMcpServer"
+	HostService_NewSession_FullMethodName             = "/atomic.plugin.v1.HostService/NewSession"
+	HostService_Fork_FullMethodName                   = "/atomic.plugin.v1.HostService/Fork"
+	HostService_SwitchSession_FullMethodName          = "/atomic.plugin.v1.HostService/SwitchSession"
+	HostService_NavigateTree_FullMethodName           = "/atomic.plugin.v1.HostService/NavigateTree"
+	HostService_Reload_FullMethodName                 = "/atomic.plugin.v1.HostService/Reload"
+	HostService_UpdateRegistrations_FullMethodName    = "/atomic.plugin.v1.HostService/UpdateRegistrations"
+	HostService_RunBuiltinTool_FullMethodName         = "/atomic.plugin.v1.HostService/RunBuiltinTool"
+	HostService_Shutdown_FullMethodName               = "/atomic.plugin.v1.HostService/Shutdown"
+	HostService_WaitForIdle_FullMethodName            = "/atomic.plugin.v1.HostService/WaitForIdle"
+	HostService_ListModels_FullMethodName             = "/atomic.plugin.v1.HostService/ListModels"
+	HostService_GetModelAuth_FullMethodName           = "/atomic.plugin.v1.HostService/GetModelAuth"
+	HostService_CompleteModel_FullMethodName          = "/atomic.plugin.v1.HostService/CompleteModel"
+	HostService_GetSettings_FullMethodName            = "/atomic.plugin.v1.HostService/GetSettings"
+	HostService_GetSystemPromptOptions_FullMethodName = "/atomic.plugin.v1.HostService/GetSystemPromptOptions"
+	HostService_UnregisterMcpServer_FullMethodName    = "/atomic.plugin.v1.HostService/UnregisterMcpServer"
+	HostService_ListMcpServers_FullMethodName         = "/atomic.plugin.v1.HostService/ListMcpServers"
+	HostService_CallTool_FullMethodName               = "/atomic.plugin.v1.HostService/CallTool"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -162,6 +163,9 @@ type HostServiceClient interface {
 	// GetSettings answers with the agent's effective settings (pi's
 	// pi.getSettings()).
 	GetSettings(ctx context.Context, in *GetSettingsRequest, opts ...grpc.CallOption) (*GetSettingsResponse, error)
+	// GetSystemPromptOptions answers with the structured inputs of the
+	// system prompt (pi's ctx.getSystemPromptOptions()).
+	GetSystemPromptOptions(ctx context.Context, in *GetSystemPromptOptionsRequest, opts ...grpc.CallOption) (*GetSystemPromptOptionsResponse, error)
 	// UnregisterMcpServer removes a server the extension registered
 	// (pi.unregisterMcpServer); another extension's is left alone.
 	UnregisterMcpServer(ctx context.Context, in *UnregisterMcpServerRequest, opts ...grpc.CallOption) (*UnregisterMcpServerResponse, error)
@@ -513,6 +517,16 @@ func (c *hostServiceClient) GetSettings(ctx context.Context, in *GetSettingsRequ
 	return out, nil
 }
 
+func (c *hostServiceClient) GetSystemPromptOptions(ctx context.Context, in *GetSystemPromptOptionsRequest, opts ...grpc.CallOption) (*GetSystemPromptOptionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSystemPromptOptionsResponse)
+	err := c.cc.Invoke(ctx, HostService_GetSystemPromptOptions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *hostServiceClient) UnregisterMcpServer(ctx context.Context, in *UnregisterMcpServerRequest, opts ...grpc.CallOption) (*UnregisterMcpServerResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(UnregisterMcpServerResponse)
@@ -643,6 +657,9 @@ type HostServiceServer interface {
 	// GetSettings answers with the agent's effective settings (pi's
 	// pi.getSettings()).
 	GetSettings(context.Context, *GetSettingsRequest) (*GetSettingsResponse, error)
+	// GetSystemPromptOptions answers with the structured inputs of the
+	// system prompt (pi's ctx.getSystemPromptOptions()).
+	GetSystemPromptOptions(context.Context, *GetSystemPromptOptionsRequest) (*GetSystemPromptOptionsResponse, error)
 	// UnregisterMcpServer removes a server the extension registered
 	// (pi.unregisterMcpServer); another extension's is left alone.
 	UnregisterMcpServer(context.Context, *UnregisterMcpServerRequest) (*UnregisterMcpServerResponse, error)
@@ -760,6 +777,9 @@ func (UnimplementedHostServiceServer) CompleteModel(context.Context, *CompleteMo
 }
 func (UnimplementedHostServiceServer) GetSettings(context.Context, *GetSettingsRequest) (*GetSettingsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetSettings not implemented")
+}
+func (UnimplementedHostServiceServer) GetSystemPromptOptions(context.Context, *GetSystemPromptOptionsRequest) (*GetSystemPromptOptionsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetSystemPromptOptions not implemented")
 }
 func (UnimplementedHostServiceServer) UnregisterMcpServer(context.Context, *UnregisterMcpServerRequest) (*UnregisterMcpServerResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UnregisterMcpServer not implemented")
@@ -1360,6 +1380,24 @@ func _HostService_GetSettings_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_GetSystemPromptOptions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSystemPromptOptionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).GetSystemPromptOptions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_GetSystemPromptOptions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).GetSystemPromptOptions(ctx, req.(*GetSystemPromptOptionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _HostService_UnregisterMcpServer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(UnregisterMcpServerRequest)
 	if err := dec(in); err != nil {
@@ -1544,6 +1582,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetSettings",
 			Handler:    _HostService_GetSettings_Handler,
+		},
+		{
+			MethodName: "GetSystemPromptOptions",
+			Handler:    _HostService_GetSystemPromptOptions_Handler,
 		},
 		{
 			MethodName: "UnregisterMcpServer",
