@@ -23,6 +23,11 @@ func (h *extHost) Models(context.Context) (all, available []llm.Model) {
 	return h.rt.catalog.Models(), available
 }
 
+// ScopedModels implements extensions.ScopedModelHost.
+func (h *extHost) ScopedModels() []llm.ScopedModel { return h.rt.ScopedModels() }
+
+var _ extensions.ScopedModelHost = (*extHost)(nil)
+
 // ModelAuth resolves a provider's credentials as pi's
 // getApiKeyAndHeaders: a provider without a key is OK with its headers
 // only.

@@ -357,6 +357,12 @@ type ModelHost interface {
 	CompleteModel(ctx context.Context, provider, id string, call ModelCall) llm.Message
 }
 
+// ScopedModelHost is implemented by model hosts that also know the
+// session's scoped models (ctx.scopedModels).
+type ScopedModelHost interface {
+	ScopedModels() []llm.ScopedModel
+}
+
 // ModelAuth is pi's ResolvedRequestAuth: OK with the key, headers and
 // base URL, or the reason in Error.
 type ModelAuth struct {

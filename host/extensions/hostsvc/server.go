@@ -487,6 +487,17 @@ func (s *Server) ListModels(ctx context.Context, _ *pb.ListModelsRequest) (*pb.L
 	resp := &pb.ListModelsResponse{}
 	resp.AllJson, _ = json.Marshal(all)
 	resp.AvailableJson, _ = json.Marshal(avail)
+	type scopedModel struct {
+		Model         llm.Model `json:"model"`
+		ThinkingLevel string    `json:"thinkingLevel,omitempty"`
+	}
+	scoped := []scopedModel{}
+	if sh, ok := s.Host.(extensions.ScopedModelHost); ok {
+		for _, m := range sh.ScopedModels() {
+			scoped = append(scoped, scopedModel{m.Model, m.ThinkingLevel})
+		}
+	}
+	resp.ScopedJson, _ = json.Marshal(scoped)
 	return resp, nil
 }
 

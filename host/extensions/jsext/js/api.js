@@ -282,6 +282,11 @@ module.exports = function makeAPI(engine) {
     get modelRegistry() {
       return this._mr || (this._mr = modelRegistryFor(this._call));
     }
+    // The session's scoped models (--models, enabledModels): [] when no
+    // scope is set, as pi's.
+    get scopedModels() {
+      return Object.freeze(sync("ListModels", {}, this._call).scoped_json || []);
+    }
     get signal() {
       return this._sig || (this._sig = engine.signal(this._call));
     }

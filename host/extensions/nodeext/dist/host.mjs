@@ -899,6 +899,10 @@ message ListModelsResponse {
   // The models whose API is implemented and whose provider has
   // credentials (JSON array).
   bytes available_json = 2;
+  // The session's scoped models (--models, enabledModels) as pi's
+  // ScopedModel objects, {model, thinkingLevel?} (JSON array; empty when
+  // no scope is set).
+  bytes scoped_json = 3;
 }
 
 // GetModelAuthRequest names a model.

@@ -2922,6 +2922,10 @@ type ListModelsResponse struct {
 	// The models whose API is implemented and whose provider has
 	// credentials (JSON array).
 	AvailableJson []byte `protobuf:"bytes,2,opt,name=available_json,json=availableJson,proto3" json:"available_json,omitempty"`
+	// The session's scoped models (--models, enabledModels) as pi's
+	// ScopedModel objects, {model, thinkingLevel?} (JSON array; empty when
+	// no scope is set).
+	ScopedJson    []byte `protobuf:"bytes,3,opt,name=scoped_json,json=scopedJson,proto3" json:"scoped_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2966,6 +2970,13 @@ func (x *ListModelsResponse) GetAllJson() []byte {
 func (x *ListModelsResponse) GetAvailableJson() []byte {
 	if x != nil {
 		return x.AvailableJson
+	}
+	return nil
+}
+
+func (x *ListModelsResponse) GetScopedJson() []byte {
+	if x != nil {
+		return x.ScopedJson
 	}
 	return nil
 }
@@ -3843,10 +3854,12 @@ const file_atomic_plugin_v1_host_proto_rawDesc = "" +
 	"\x10ShutdownResponse\"\x14\n" +
 	"\x12WaitForIdleRequest\"\x15\n" +
 	"\x13WaitForIdleResponse\"\x13\n" +
-	"\x11ListModelsRequest\"V\n" +
+	"\x11ListModelsRequest\"w\n" +
 	"\x12ListModelsResponse\x12\x19\n" +
 	"\ball_json\x18\x01 \x01(\fR\aallJson\x12%\n" +
-	"\x0eavailable_json\x18\x02 \x01(\fR\ravailableJson\"L\n" +
+	"\x0eavailable_json\x18\x02 \x01(\fR\ravailableJson\x12\x1f\n" +
+	"\vscoped_json\x18\x03 \x01(\fR\n" +
+	"scopedJson\"L\n" +
 	"\x13GetModelAuthRequest\x12\x1a\n" +
 	"\bprovider\x18\x01 \x01(\tR\bprovider\x12\x19\n" +
 	"\bmodel_id\x18\x02 \x01(\tR\amodelId\"\x93\x01\n" +
