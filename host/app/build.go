@@ -11,6 +11,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -154,10 +155,15 @@ func New(opts Options) (*Runtime, error) {
 			opts.Log.Warn("settings problem: defaultTools names a tool atomic does not have; it stays off", "tool", n)
 		}
 	}
-	if err := rt.selectInitialModel(); err != nil {
-		return nil, err
+	// A --model the catalogue lacks may name a provider an extension
+	// registers: it is resolved again once the extensions have loaded
+	// (pi loads them before it resolves the model).
+	modelErr := rt.selectInitialModel(false)
+	var unknown unknownModel
+	if modelErr != nil && !errors.As(modelErr, &unknown) {
+		return nil, modelErr
 	}
-	if opts.APIKey != "" {
+	if modelErr == nil && opts.APIKey != "" {
 		rt.prov.auth.SetOverride(rt.model.Provider, opts.APIKey)
 	}
 	// The session decides the working directory, which the resources
@@ -174,6 +180,16 @@ func New(opts Options) (*Runtime, error) {
 	rt.initResources()
 	rt.setupMCP()
 	rt.setupExtensions(trusted)
+	if modelErr != nil {
+		rt.extReady()
+		if err := rt.selectInitialModel(true); err != nil {
+			rt.Close()
+			return nil, err
+		}
+		if opts.APIKey != "" {
+			rt.prov.auth.SetOverride(rt.model.Provider, opts.APIKey)
+		}
+	}
 	return rt, nil
 }
 

@@ -15,12 +15,14 @@ import (
 // scope (--models or enabledModels; the saved default when it is in the
 // scope) for a new session, else the settings' default, else the first
 // available model, else faux.
-func (rt *Runtime) selectInitialModel() error {
+func (rt *Runtime) selectInitialModel(quiet bool) error {
 	o := rt.opts
 	level := rt.settings.DefaultThinkingLevel
 	scoped, warnings := rt.scope()
 	for _, w := range warnings {
-		rt.log.Warn(w)
+		if !quiet {
+			rt.log.Warn(w)
+		}
 	}
 	switch {
 	case o.Provider != "" && o.Model == "":
@@ -91,7 +93,7 @@ func (rt *Runtime) resolveCLIModel(provider, pattern string, explicitThinking bo
 			}
 		}
 		if known == "" {
-			return llm.Model{}, "", fmt.Errorf("unknown provider %q (providers: %s; atomic --list-models lists the models)", provider, strings.Join(providerIDs(models), ", "))
+			return llm.Model{}, "", unknownModel{fmt.Errorf("unknown provider %q (providers: %s; atomic --list-models lists the models)", provider, strings.Join(providerIDs(models), ", "))}
 		}
 		provider = known
 	}
@@ -116,7 +118,7 @@ func (rt *Runtime) resolveCLIModel(provider, pattern string, explicitThinking bo
 		if near := closestModels(pattern, models, 3); len(near) > 0 {
 			msg += "; closest: " + strings.Join(near, ", ")
 		}
-		return llm.Model{}, "", errors.New(msg + " (atomic --list-models lists the models)")
+		return llm.Model{}, "", unknownModel{errors.New(msg + " (atomic --list-models lists the models)")}
 	}
 	t := r.Target
 	id, lvl := t.ModelID, t.ThinkingLevel
@@ -131,6 +133,12 @@ func (rt *Runtime) resolveCLIModel(provider, pattern string, explicitThinking bo
 	rt.log.Warn(fmt.Sprintf("Model %q not found for provider %q. Using custom model id.", id, t.Provider))
 	return m, lvl, nil
 }
+
+// unknownModel is a --model (or --provider) the catalogue does not have:
+// an extension may still register its provider.
+type unknownModel struct{ error }
+
+func (e unknownModel) Unwrap() error { return e.error }
 
 func providerIDs(models []llm.Model) []string {
 	seen := map[string]bool{}

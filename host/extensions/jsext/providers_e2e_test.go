@@ -142,3 +142,38 @@ func TestExtensionReplacesBuiltinProviderModels(t *testing.T) {
 		})
 	}
 }
+
+// --model may name a provider an extension registers, as in pi 1.6 (which
+// loads extensions before it resolves the model): the agent starts on it;
+// a model nobody has still ends start-up with the error.
+func TestModelFlagNamesExtensionProvider(t *testing.T) {
+	dir := t.TempDir()
+	src := `export default function (pi: any) {
+  pi.registerProvider("acme", {
+    baseUrl: "http://127.0.0.1:9", apiKey: "$ACME_TEST_KEY", api: "openai-completions",
+    models: [{ id: "acme-chat", name: "Acme Chat", reasoning: false, input: ["text"],
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 8192 }],
+  });
+}
+`
+	ext := filepath.Join(dir, "provider.ts")
+	if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, runtime := range []string{"goja", "node"} {
+		t.Run(runtime, func(t *testing.T) {
+			settings, _ := json.Marshal(map[string]any{"extensionRuntime": runtime})
+			a := e2e.Start(t, e2e.Options{Args: []string{"-e", ext, "--model", "acme/acme-chat"}, Env: map[string]string{"ACME_TEST_KEY": "k"},
+				AgentFiles: map[string]string{"settings.json": string(settings)}})
+			m := a.MustSucceed(map[string]any{"type": "get_state"})["data"].(map[string]any)["model"].(map[string]any)
+			if m["provider"] != "acme" || m["id"] != "acme-chat" {
+				t.Fatalf("the model: %v\n%s", m, a.Stderr())
+			}
+		})
+	}
+	cmd, _ := e2e.Command(t, e2e.Options{Args: []string{"-e", ext, "--model", "nosuch/model-x", "-p", "hi"}})
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `model "nosuch/model-x" not found`) {
+		t.Fatalf("an unknown model: err %v\n%s", err, out)
+	}
+}
