@@ -100,8 +100,22 @@ module.exports = function makeAPI(engine) {
         return out;
       },
       getTree: () => read({ tree: true }).tree_json || [],
+      // The compaction-aware entries of the current branch, and what the
+      // model gets of them (pi's functions, over the agent's session).
+      buildContextEntries: () => {
+        const r = read({ entries: true });
+        return codingAgent().buildContextEntries(r.entries_json || [], r.leaf_id || undefined);
+      },
+      buildSessionProjection: () => {
+        const r = read({ entries: true });
+        return codingAgent().buildSessionProjection(r.entries_json || [], r.leaf_id || undefined);
+      },
     };
   }
+  const codingAgent = () =>
+    typeof globalThis.__atomicVirtualModule === "function"
+      ? globalThis.__atomicVirtualModule("@earendil-works/pi-coding-agent")
+      : globalThis.require("@earendil-works/pi-coding-agent");
 
   // --- contexts -------------------------------------------------------------
   // Any of two signals: a dialog ends with its own signal or its call's.
