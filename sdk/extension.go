@@ -199,7 +199,11 @@ func (e *Extension) RegisterTool(t Tool) { e.tools = append(e.tools, &t) }
 // models, which then replace them.
 type Provider struct {
 	Name   string
-	Config json.RawMessage
+	Config json.RawMessage // nil: the provider only lists virtual models
+	// VirtualModels are virtual models listed under the provider, as the
+	// protocol's ProviderSpec.virtual_models_json (their route runs in
+	// the extension as the event virtual_model_route).
+	VirtualModels json.RawMessage
 }
 
 // RegisterProvider adds a model provider (or changes one the agent has);

@@ -148,7 +148,7 @@ func describeProto(ext *Extension) *pb.DescribeResponse {
 		resp.Flags = append(resp.Flags, &pb.FlagSpec{Name: f.Name, Description: f.Description, Type: f.Type, DefaultValue: f.Default})
 	}
 	for _, p := range ext.provs {
-		resp.Providers = append(resp.Providers, &pb.ProviderSpec{Name: p.Name, ConfigJson: p.Config})
+		resp.Providers = append(resp.Providers, &pb.ProviderSpec{Name: p.Name, ConfigJson: p.Config, VirtualModelsJson: p.VirtualModels})
 	}
 	resp.HandlerCounts = map[string]uint32{}
 	for ev, hs := range ext.handlers {

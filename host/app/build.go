@@ -274,6 +274,7 @@ func (rt *Runtime) setupCatalog() {
 	c.RegisterAPI(openai.APICompletions, openai.NewCompletions())
 	c.RegisterAPI(openai.APIResponses, openai.NewResponses())
 	c.RegisterAPI(google.API, google.New())
+	c.RegisterAPI(llm.APIVirtual, llm.ProviderFunc(rt.routeVirtual))
 	c.Credential = rt.prov.auth.APIKey
 	c.Usable = rt.prov.auth.Usable
 	rt.catalog = c

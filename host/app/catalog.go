@@ -102,30 +102,77 @@ func (rt *Runtime) withExtensionProviders(models []llm.Model, refs []extensions.
 		builtin[m.Provider] = true
 	}
 	for _, ref := range refs {
-		var pc llm.ProviderConfig
-		if err := json.Unmarshal(ref.Spec.Config, &pc); err != nil {
-			rt.log.Warn("registerProvider: the provider's configuration is invalid; ignored", "extension", ref.Path, "provider", ref.Spec.Name, "err", err)
-			continue
+		if ref.Spec.Config != nil { // nil: the provider only lists virtual models
+			models = rt.withProviderConfig(models, settings, builtin, ref)
 		}
-		pc.Name = ref.Spec.Name
-		if len(pc.Models) > 0 {
-			models = slices.DeleteFunc(models, func(m llm.Model) bool { return m.Provider == pc.Name })
-		}
-		var s map[string]llm.ProviderSettings
-		var problems []string
-		models, s, problems = (&llm.ModelsConfig{Providers: []llm.ProviderConfig{pc}}).Apply(models)
-		for _, pr := range problems {
-			rt.log.Warn("registerProvider: part of the provider is skipped", "extension", ref.Path, "problem", pr)
-		}
-		for name, ps := range s {
-			if builtin[name] {
-				ps.Custom = false
-				s[name] = ps
-			}
-		}
-		maps.Copy(settings, s)
+		models = rt.withVirtualModels(models, settings, builtin, ref)
 	}
 	return models, settings
+}
+
+// withProviderConfig applies one registration's configuration.
+func (rt *Runtime) withProviderConfig(models []llm.Model, settings map[string]llm.ProviderSettings, builtin map[string]bool, ref extensions.ProviderRef) []llm.Model {
+	var pc llm.ProviderConfig
+	if err := json.Unmarshal(ref.Spec.Config, &pc); err != nil {
+		rt.log.Warn("registerProvider: the provider's configuration is invalid; ignored", "extension", ref.Path, "provider", ref.Spec.Name, "err", err)
+		return models
+	}
+	pc.Name = ref.Spec.Name
+	if len(pc.Models) > 0 {
+		models = slices.DeleteFunc(models, func(m llm.Model) bool { return m.Provider == pc.Name })
+	}
+	var s map[string]llm.ProviderSettings
+	var problems []string
+	models, s, problems = (&llm.ModelsConfig{Providers: []llm.ProviderConfig{pc}}).Apply(models)
+	for _, pr := range problems {
+		rt.log.Warn("registerProvider: part of the provider is skipped", "extension", ref.Path, "problem", pr)
+	}
+	for name, ps := range s {
+		if builtin[name] {
+			ps.Custom = false
+			s[name] = ps
+		}
+	}
+	maps.Copy(settings, s)
+	return models
+}
+
+// withVirtualModels adds the virtual models a registration lists (pi's
+// registerVirtualModel): one of the same provider and id as another
+// model hides it; under a provider nobody else has they need no key.
+func (rt *Runtime) withVirtualModels(models []llm.Model, settings map[string]llm.ProviderSettings, builtin map[string]bool, ref extensions.ProviderRef) []llm.Model {
+	if len(ref.Spec.VirtualModels) == 0 {
+		return models
+	}
+	var vms []struct {
+		ID             string   `json:"id"`
+		Name           string   `json:"name"`
+		ThinkingLevels []string `json:"thinkingLevels"`
+		ContextWindow  int      `json:"contextWindow"`
+		MaxTokens      int      `json:"maxTokens"`
+		Input          []string `json:"input"`
+	}
+	if err := json.Unmarshal(ref.Spec.VirtualModels, &vms); err != nil {
+		rt.log.Warn("registerVirtualModel: the definitions are invalid; ignored", "extension", ref.Path, "provider", ref.Spec.Name, "err", err)
+		return models
+	}
+	name := ref.Spec.Name
+	known := builtin[name] || slices.ContainsFunc(models, func(m llm.Model) bool { return m.Provider == name && m.API != llm.APIVirtual })
+	for _, v := range vms {
+		models = slices.DeleteFunc(models, func(m llm.Model) bool { return m.Provider == name && m.ID == v.ID })
+		input := v.Input
+		if len(input) == 0 {
+			input = []string{"text", "image"}
+		}
+		reasoning := len(v.ThinkingLevels) > 1 || (len(v.ThinkingLevels) == 1 && v.ThinkingLevels[0] != llm.ThinkingOff)
+		models = append(models, llm.Model{Provider: name, ID: v.ID, Name: v.Name, API: llm.APIVirtual,
+			Reasoning: reasoning, Input: input, ContextWindow: v.ContextWindow, MaxTokens: v.MaxTokens})
+	}
+	if !known {
+		// Always available: the models it routes to need the keys.
+		settings[name] = llm.ProviderSettings{Name: name, Custom: true}
+	}
+	return models
 }
 
 // applyExtensionProviders rebuilds the catalogue when the providers the

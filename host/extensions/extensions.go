@@ -195,7 +195,10 @@ type FlagSpec struct {
 // (pi.registerProvider): Config is one provider of models.json's form.
 type ProviderSpec struct {
 	Name   string
-	Config json.RawMessage
+	Config json.RawMessage // nil: the provider only lists virtual models
+	// VirtualModels are the virtual models listed under the provider
+	// (the protocol's ProviderSpec.virtual_models_json).
+	VirtualModels json.RawMessage
 }
 
 // ProviderRegistrar is implemented by extensions that can register model

@@ -55,8 +55,11 @@ const (
 	BeforeProviderRequest = "before_provider_request"
 	AfterProviderResponse = "after_provider_response"
 	ProviderStreamEvent   = "provider_stream_event"
-	UIPromptEnd           = "ui_prompt_end"
-	MCPServersChange      = "mcp_servers_change"
+	// VirtualModelRoute asks the extension that registered a virtual
+	// model where a request goes (its route()).
+	VirtualModelRoute = "virtual_model_route"
+	UIPromptEnd       = "ui_prompt_end"
+	MCPServersChange  = "mcp_servers_change"
 )
 
 // Kind is how the bus dispatches an event.
@@ -91,6 +94,7 @@ var Kinds = map[string]Kind{
 	// the stream events awaited (bus.Call), results ignored.
 	BeforeProviderHeaders: Chain, BeforeProviderRequest: Chain,
 	AfterProviderResponse: Notify, ProviderStreamEvent: Notify,
+	VirtualModelRoute: First,
 }
 
 // Event is one event on its way to subscribers. Payload is any value that

@@ -420,6 +420,15 @@ func (b *Builder) SetStopReason(reason string) {
 }
 
 // SetResponseID records the provider's response id.
+// Route names the physical model a virtual model's request went to: the
+// message is that model's, and so is its cost.
+func (b *Builder) Route(m Model) {
+	b.update(func() {
+		b.model = m
+		b.msg.API, b.msg.Provider, b.msg.Model = m.API, m.Provider, m.ID
+	})
+}
+
 func (b *Builder) SetResponseID(id string) { b.update(func() { b.msg.ResponseID = id }) }
 
 // SetEndTurn records an explicit end-of-turn signal.

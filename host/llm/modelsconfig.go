@@ -22,6 +22,9 @@ const (
 	APIOpenAICompletions  = "openai-completions"
 	APIOpenAIResponses    = "openai-responses"
 	APIGoogleGenerativeAI = "google-generative-ai"
+	// APIVirtual is the API of the virtual models extensions register:
+	// each request is routed to a physical model.
+	APIVirtual = "atomic-virtual"
 )
 
 //go:embed catalogdata/models.json

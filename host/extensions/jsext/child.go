@@ -189,7 +189,7 @@ func (s *Script) sdkExtension() *sdk.Extension {
 		ext.RegisterFlag(sdk.Flag{Name: f.Name, Description: f.Description, Type: f.Type, Default: f.Default})
 	}
 	for _, p := range s.Providers() {
-		ext.RegisterProvider(sdk.Provider{Name: p.Name, Config: p.Config})
+		ext.RegisterProvider(sdk.Provider{Name: p.Name, Config: p.Config, VirtualModels: p.VirtualModels})
 	}
 	return ext
 }

@@ -36,6 +36,7 @@ module.exports = function makeAPI(engine) {
   const tools = new Map(); // name -> definition
   const flags = new Map(); // name -> {type, default, description}
   const providers = new Map(); // name -> configuration (models.json's form)
+  const virtualModels = new Map(); // "provider/id" -> pi's virtual model definition
   let loading = true;
 
   const log = (level, msg) => engine.log(level, msg);
@@ -480,8 +481,34 @@ module.exports = function makeAPI(engine) {
       commands: cs,
       tools: ts,
       flags: fs,
-      providers: [...providers].map(([name, config]) => ({ name, config_json: config })),
+      providers: describeProviders(),
     };
+  }
+  // The providers, each with the virtual models listed under it (a
+  // provider that only lists virtual models has no configuration).
+  function describeProviders() {
+    const out = new Map([...providers].map(([name, config]) => [name, { name, config_json: config }]));
+    for (const def of virtualModels.values()) {
+      let p = out.get(def.provider);
+      if (!p) out.set(def.provider, (p = { name: def.provider }));
+      const vm = { id: def.id, name: def.name || def.id, thinkingLevels: def.thinkingLevels || ["off"] };
+      for (const k of ["contextWindow", "maxTokens", "input"]) if (def[k] !== undefined) vm[k] = def[k];
+      (p.virtual_models_json || (p.virtual_models_json = [])).push(vm);
+    }
+    return [...out.values()];
+  }
+  // The agent asks the owner of a virtual model where a request goes:
+  // route(request, ctx) answers {model, thinkingLevel, state?}.
+  function routeVirtual(event, ctx) {
+    const def = virtualModels.get(event.provider + "/" + event.id);
+    if (!def) return undefined;
+    return Promise.resolve(def.route(event.request, ctx)).then((r) => {
+      if (!r || !r.model) throw new Error(`virtual model ${event.provider}/${event.id}: route() returned no model`);
+      const out = { model: { provider: String(r.model.provider), id: String(r.model.id) } };
+      if (r.thinkingLevel !== undefined) out.thinkingLevel = String(r.thinkingLevel);
+      if (r.state !== undefined) out.state = r.state;
+      return out;
+    });
   }
   // registered tells the host what the extension registers now, when it
   // changes after loading (a tool registered from a handler or a command
@@ -600,6 +627,20 @@ module.exports = function makeAPI(engine) {
     },
     unregisterProvider(name) {
       if (providers.delete(String(name))) registered();
+    },
+    // A model that routes each request to a physical one (pi's
+    // registerVirtualModel): listed under its provider, route() runs here.
+    registerVirtualModel(def) {
+      if (!def || typeof def !== "object") throw new TypeError("registerVirtualModel: expected a definition {provider, id, name, route}");
+      needString("registerVirtualModel: provider", def.provider);
+      needString("registerVirtualModel: id", def.id);
+      if (typeof def.route !== "function") throw new TypeError("registerVirtualModel: route must be a function");
+      virtualModels.set(def.provider + "/" + def.id, def);
+      if (!handlers.virtual_model_route) handlers.virtual_model_route = [routeVirtual];
+      registered();
+    },
+    unregisterVirtualModel(provider, id) {
+      if (virtualModels.delete(String(provider) + "/" + String(id))) registered();
     },
 
     sendMessage: action("sendMessage", (message, options) => {

@@ -173,7 +173,15 @@ message ProviderSpec {
   // Its configuration as a JSON object, the form of one provider of
   // models.json (baseUrl, api, apiKey, headers, authHeader, compat,
   // models, modelOverrides); models given replace the provider's models.
+  // Empty when the provider only lists virtual models.
   bytes config_json = 2;
+  // Virtual models listed under the provider (pi's registerVirtualModel),
+  // a JSON array of {id, name, thinkingLevels, contextWindow?, maxTokens?,
+  // input?}. Each request made with one is routed by the extension: the
+  // agent sends it the event virtual_model_route ({provider, id,
+  // request}) and uses the physical model it answers ({model: {provider,
+  // id}, thinkingLevel?}).
+  bytes virtual_models_json = 3;
 }
 
 // CommandSpec describes a slash command.

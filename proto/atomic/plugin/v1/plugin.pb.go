@@ -289,9 +289,17 @@ type ProviderSpec struct {
 	// Its configuration as a JSON object, the form of one provider of
 	// models.json (baseUrl, api, apiKey, headers, authHeader, compat,
 	// models, modelOverrides); models given replace the provider's models.
-	ConfigJson    []byte `protobuf:"bytes,2,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Empty when the provider only lists virtual models.
+	ConfigJson []byte `protobuf:"bytes,2,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	// Virtual models listed under the provider (pi's registerVirtualModel),
+	// a JSON array of {id, name, thinkingLevels, contextWindow?, maxTokens?,
+	// input?}. Each request made with one is routed by the extension: the
+	// agent sends it the event virtual_model_route ({provider, id,
+	// request}) and uses the physical model it answers ({model: {provider,
+	// id}, thinkingLevel?}).
+	VirtualModelsJson []byte `protobuf:"bytes,3,opt,name=virtual_models_json,json=virtualModelsJson,proto3" json:"virtual_models_json,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ProviderSpec) Reset() {
@@ -334,6 +342,13 @@ func (x *ProviderSpec) GetName() string {
 func (x *ProviderSpec) GetConfigJson() []byte {
 	if x != nil {
 		return x.ConfigJson
+	}
+	return nil
+}
+
+func (x *ProviderSpec) GetVirtualModelsJson() []byte {
+	if x != nil {
+		return x.VirtualModelsJson
 	}
 	return nil
 }
@@ -1454,11 +1469,12 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\x1a@\n" +
 	"\x12HandlerCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"C\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"s\n" +
 	"\fProviderSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
 	"\vconfig_json\x18\x02 \x01(\fR\n" +
-	"configJson\"}\n" +
+	"configJson\x12.\n" +
+	"\x13virtual_models_json\x18\x03 \x01(\fR\x11virtualModelsJson\"}\n" +
 	"\vCommandSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x128\n" +

@@ -1,0 +1,80 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/atomic-go/atomic/host/hooks"
+	"github.com/atomic-go/atomic/host/llm"
+)
+
+// routeVirtual is the provider of the virtual models extensions register
+// (pi's registerVirtualModel): it asks the extension where the request
+// goes (its route(), through the event virtual_model_route) and streams
+// from that physical model with its provider's credentials; the message
+// names the physical model. A route that fails, names no model, another
+// virtual model or one without credentials ends the request with an
+// error, as in pi.
+func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Builder) error {
+	vm := req.Model
+	bus := rt.ext.bus
+	if bus == nil || !bus.Has(hooks.VirtualModelRoute) {
+		return fmt.Errorf("virtual model %s/%s: no extension routes it", vm.Provider, vm.ID)
+	}
+	level := req.ThinkingLevel
+	if level == "" {
+		level = llm.ThinkingOff
+	}
+	reason := "continuation"
+	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == llm.RoleUser {
+		reason = "user"
+	}
+	request := map[string]any{"model": vm, "thinkingLevel": level, "reason": reason, "messages": req.Messages}
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role != llm.RoleAssistant || m.StopReason == llm.StopError || m.StopReason == llm.StopAborted {
+			continue
+		}
+		if pm, ok := rt.catalog.Find(m.Provider, m.Model); ok {
+			request["previous"] = map[string]any{"model": pm}
+		}
+		break
+	}
+	var answer struct {
+		Model *struct {
+			Provider string `json:"provider"`
+			ID       string `json:"id"`
+		} `json:"model"`
+		ThinkingLevel string `json:"thinkingLevel"`
+	}
+	raws := bus.Call(ctx, hooks.VirtualModelRoute, map[string]any{"provider": vm.Provider, "id": vm.ID, "request": request})
+	if len(raws) == 0 || json.Unmarshal(raws[0], &answer) != nil || answer.Model == nil {
+		return fmt.Errorf("virtual model %s/%s: route() gave no model", vm.Provider, vm.ID)
+	}
+	pm, ok := rt.catalog.Find(answer.Model.Provider, answer.Model.ID)
+	switch {
+	case !ok:
+		return fmt.Errorf("virtual model %s/%s: route() chose %s/%s, which the catalogue does not have", vm.Provider, vm.ID, answer.Model.Provider, answer.Model.ID)
+	case pm.API == llm.APIVirtual:
+		return fmt.Errorf("virtual model %s/%s: route() chose another virtual model (%s/%s)", vm.Provider, vm.ID, pm.Provider, pm.ID)
+	case rt.catalog.Usable != nil && !rt.catalog.Usable(pm.Provider):
+		return fmt.Errorf("virtual model %s/%s: route() chose %s/%s, whose provider has no credentials", vm.Provider, vm.ID, pm.Provider, pm.ID)
+	}
+	provider, err := rt.catalog.ProviderFor(pm)
+	if err != nil {
+		return err
+	}
+	if answer.ThinkingLevel != "" {
+		level = answer.ThinkingLevel
+	}
+	key, _ := rt.catalog.Credential(pm.Provider)
+	routed := *req
+	routed.Model, routed.APIKey, routed.Headers = pm, key, rt.requestHeaders(pm, key)
+	routed.ThinkingLevel = llm.ClampThinkingLevel(&pm, level)
+	if !pm.Reasoning {
+		routed.ThinkingLevel = llm.ThinkingOff
+	}
+	b.Route(pm)
+	return provider.Stream(ctx, &routed, b)
+}

@@ -1,0 +1,81 @@
+package jsext_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// pi.registerVirtualModel in every engine: the virtual model is listed and
+// can be selected; each request asks the extension's route() (with the
+// selection, the reason and the previous model) and goes to the physical
+// model it names, which the assistant message names; a route to a model
+// the catalogue lacks ends the request with an error.
+func TestVirtualModel(t *testing.T) {
+	for _, runtime := range []string{"goja", "node", "isolated"} {
+		t.Run(runtime, func(t *testing.T) {
+			dir := t.TempDir()
+			src := `export default function (pi: any) {
+  let broken = false;
+  pi.registerVirtualModel({
+    provider: "router", id: "auto", name: "Auto", thinkingLevels: ["low", "high"],
+    route(request: any, ctx: any) {
+      ctx.ui.notify("ROUTE " + request.model.id + " " + request.thinkingLevel + " " + request.reason + " " + (request.previous ? request.previous.model.id : "-"));
+      if (broken) return { model: { provider: "nowhere", id: "none" } };
+      const id = request.thinkingLevel === "high" ? "faux-1" : "faux-2";
+      return { model: ctx.modelRegistry.find("faux", id), thinkingLevel: "medium" };
+    },
+  });
+  pi.registerCommand("break", { handler: async () => { broken = true; } });
+}
+`
+			ext := filepath.Join(dir, "router.ts")
+			if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a := startInRuntime(t, runtime, ext, []map[string]any{{"text": "one"}, {"text": "two"}})
+			a.MustSucceed(map[string]any{"type": "get_extensions"})
+			found := false
+			for _, m := range a.MustSucceed(map[string]any{"type": "get_available_models"})["data"].(map[string]any)["models"].([]any) {
+				mm := m.(map[string]any)
+				found = found || (mm["provider"] == "router" && mm["id"] == "auto")
+			}
+			if !found {
+				t.Fatalf("router/auto is not available\n%s", a.Stderr())
+			}
+			a.MustSucceed(map[string]any{"type": "set_model", "provider": "router", "modelId": "auto"})
+			a.MustSucceed(map[string]any{"type": "set_thinking_level", "level": "high"})
+			run := func(prompt string) (route string, msg map[string]any) {
+				for _, r := range a.PromptAndWait(prompt) {
+					if m, _ := r["message"].(string); strings.HasPrefix(m, "ROUTE ") {
+						route = m
+					}
+					if r.Type() == "message_end" {
+						if m := r["message"].(map[string]any); m["role"] == "assistant" {
+							msg = m
+						}
+					}
+				}
+				return route, msg
+			}
+			route, msg := run("first")
+			if route != "ROUTE auto high user -" || msg["provider"] != "faux" || msg["model"] != "faux-1" {
+				t.Errorf("first request: route %q, message %v/%v", route, msg["provider"], msg["model"])
+			}
+			if reqs := a.FauxRequests(); len(reqs) != 1 || reqs[0]["model"].(map[string]any)["id"] != "faux-1" {
+				t.Errorf("the faux requests: %v", reqs)
+			}
+			a.MustSucceed(map[string]any{"type": "set_thinking_level", "level": "low"})
+			route, msg = run("second")
+			if route != "ROUTE auto low user faux-1" || msg["model"] != "faux-2" {
+				t.Errorf("second request: route %q, message %v", route, msg["model"])
+			}
+			a.MustSucceed(map[string]any{"type": "prompt", "message": "/break"})
+			_, msg = run("third")
+			if msg["stopReason"] != "error" || !strings.Contains(msg["errorMessage"].(string), "nowhere/none") {
+				t.Errorf("a route to nowhere: %v", msg)
+			}
+		})
+	}
+}
