@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/host/session"
 )
 
 // routeVirtual is the provider of the virtual models extensions register
@@ -26,11 +28,23 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 	if level == "" {
 		level = llm.ThinkingOff
 	}
+	// As pi: a request is the user's when a message the user wrote
+	// follows the last answer.
 	reason := "continuation"
-	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == llm.RoleUser {
-		reason = "user"
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != llm.RoleAssistant; i-- {
+		if req.Messages[i].Role == llm.RoleUser {
+			reason = "user"
+			break
+		}
 	}
 	request := map[string]any{"model": vm, "thinkingLevel": level, "reason": reason, "messages": req.Messages}
+	rt.mu.Lock()
+	sess := rt.sess
+	rt.mu.Unlock()
+	state := virtualState(sess, vm)
+	if state != nil {
+		request["state"] = state
+	}
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		m := req.Messages[i]
 		if m.Role != llm.RoleAssistant || m.StopReason == llm.StopError || m.StopReason == llm.StopAborted {
@@ -46,7 +60,8 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 			Provider string `json:"provider"`
 			ID       string `json:"id"`
 		} `json:"model"`
-		ThinkingLevel string `json:"thinkingLevel"`
+		ThinkingLevel string          `json:"thinkingLevel"`
+		State         json.RawMessage `json:"state"`
 	}
 	raws := bus.Call(ctx, hooks.VirtualModelRoute, map[string]any{"provider": vm.Provider, "id": vm.ID, "request": request})
 	if len(raws) == 0 || json.Unmarshal(raws[0], &answer) != nil || answer.Model == nil {
@@ -60,6 +75,13 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 		return fmt.Errorf("virtual model %s/%s: route() chose another virtual model (%s/%s)", vm.Provider, vm.ID, pm.Provider, pm.ID)
 	case rt.catalog.Usable != nil && !rt.catalog.Usable(pm.Provider):
 		return fmt.Errorf("virtual model %s/%s: route() chose %s/%s, whose provider has no credentials", vm.Provider, vm.ID, pm.Provider, pm.ID)
+	}
+	if len(answer.State) > 0 && sess != nil {
+		// New router state is kept on the branch before the request goes
+		// out (route() leaves the state out to keep it).
+		e := rt.appendEntry(sess, session.Entry{Type: session.TypeCustom, CustomType: virtualStateEntry,
+			Data: map[string]any{"provider": vm.Provider, "modelId": vm.ID, "state": answer.State}})
+		rt.Emit(events.Raw{Type: "entry_appended", Fields: map[string]any{"entry": e}})
 	}
 	provider, err := rt.catalog.ProviderFor(pm)
 	if err != nil {
@@ -77,4 +99,36 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 	}
 	b.Route(pm)
 	return provider.Stream(ctx, &routed, b)
+}
+
+// virtualStateEntry is the custom entry that keeps a router's state on
+// the session branch (pi's VIRTUAL_MODEL_STATE_ENTRY).
+const virtualStateEntry = "pi.virtual-model-state"
+
+// virtualState is the latest router state the branch keeps for a virtual
+// model, as JSON (nil: none).
+func virtualState(sess *session.Session, vm llm.Model) json.RawMessage {
+	if sess == nil {
+		return nil
+	}
+	branch := sess.Branch("")
+	for i := len(branch) - 1; i >= 0; i-- {
+		e := branch[i]
+		if e.Type != session.TypeCustom || e.CustomType != virtualStateEntry {
+			continue
+		}
+		b, err := json.Marshal(e.Data)
+		if err != nil {
+			continue
+		}
+		var d struct {
+			Provider string          `json:"provider"`
+			ModelID  string          `json:"modelId"`
+			State    json.RawMessage `json:"state"`
+		}
+		if json.Unmarshal(b, &d) == nil && d.Provider == vm.Provider && d.ModelID == vm.ID {
+			return d.State
+		}
+	}
+	return nil
 }

@@ -9,9 +9,10 @@ import (
 
 // pi.registerVirtualModel in every engine: the virtual model is listed and
 // can be selected; each request asks the extension's route() (with the
-// selection, the reason and the previous model) and goes to the physical
-// model it names, which the assistant message names; a route to a model
-// the catalogue lacks ends the request with an error.
+// selection, the reason, the previous model and the router state the
+// branch keeps) and goes to the physical model it names, which the
+// assistant message names; a route to a model the catalogue lacks ends
+// the request with an error.
 func TestVirtualModel(t *testing.T) {
 	for _, runtime := range []string{"goja", "node", "isolated"} {
 		t.Run(runtime, func(t *testing.T) {
@@ -21,10 +22,10 @@ func TestVirtualModel(t *testing.T) {
   pi.registerVirtualModel({
     provider: "router", id: "auto", name: "Auto", thinkingLevels: ["low", "high"],
     route(request: any, ctx: any) {
-      ctx.ui.notify("ROUTE " + request.model.id + " " + request.thinkingLevel + " " + request.reason + " " + (request.previous ? request.previous.model.id : "-"));
+      ctx.ui.notify("ROUTE " + request.model.id + " " + request.thinkingLevel + " " + request.reason + " " + (request.previous ? request.previous.model.id : "-") + " " + (request.state ? request.state.n : "-"));
       if (broken) return { model: { provider: "nowhere", id: "none" } };
       const id = request.thinkingLevel === "high" ? "faux-1" : "faux-2";
-      return { model: ctx.modelRegistry.find("faux", id), thinkingLevel: "medium" };
+      return { model: ctx.modelRegistry.find("faux", id), thinkingLevel: "medium", state: { n: (request.state ? request.state.n : 0) + 1 } };
     },
   });
   pi.registerCommand("break", { handler: async () => { broken = true; } });
@@ -60,7 +61,7 @@ func TestVirtualModel(t *testing.T) {
 				return route, msg
 			}
 			route, msg := run("first")
-			if route != "ROUTE auto high user -" || msg["provider"] != "faux" || msg["model"] != "faux-1" {
+			if route != "ROUTE auto high user - -" || msg["provider"] != "faux" || msg["model"] != "faux-1" {
 				t.Errorf("first request: route %q, message %v/%v", route, msg["provider"], msg["model"])
 			}
 			if reqs := a.FauxRequests(); len(reqs) != 1 || reqs[0]["model"].(map[string]any)["id"] != "faux-1" {
@@ -68,7 +69,7 @@ func TestVirtualModel(t *testing.T) {
 			}
 			a.MustSucceed(map[string]any{"type": "set_thinking_level", "level": "low"})
 			route, msg = run("second")
-			if route != "ROUTE auto low user faux-1" || msg["model"] != "faux-2" {
+			if route != "ROUTE auto low user faux-1 1" || msg["model"] != "faux-2" {
 				t.Errorf("second request: route %q, message %v", route, msg["model"])
 			}
 			a.MustSucceed(map[string]any{"type": "prompt", "message": "/break"})

@@ -506,7 +506,8 @@ module.exports = function makeAPI(engine) {
       if (!r || !r.model) throw new Error(`virtual model ${event.provider}/${event.id}: route() returned no model`);
       const out = { model: { provider: String(r.model.provider), id: String(r.model.id) } };
       if (r.thinkingLevel !== undefined) out.thinkingLevel = String(r.thinkingLevel);
-      if (r.state !== undefined) out.state = r.state;
+      // (Returning request.state itself keeps the state.)
+      if (r.state !== undefined && r.state !== event.request.state) out.state = r.state;
       return out;
     });
   }
