@@ -63,10 +63,26 @@ type retrier struct {
 	policy  agent.RetryPolicy
 	attempt int
 	failed  string
-	pending *events.AutoRetryEnd // decided at agent_end, sent after it
+	// failedMsg is the message the next request retries (taken by it).
+	failedMsg *llm.Message
+	pending   *events.AutoRetryEnd // decided at agent_end, sent after it
 }
 
 func (rt *Runtime) newRetrier(run *activeRun) *retrier { return &retrier{rt: rt, run: run} }
+
+type retryKey struct{}
+
+// withRetryOf marks a request as the automatic retry of the failed
+// assistant message (a virtual model's route sees reason "retry").
+func withRetryOf(ctx context.Context, failed *llm.Message) context.Context {
+	return context.WithValue(ctx, retryKey{}, failed)
+}
+
+// retryOf is the failed message a request retries, or nil.
+func retryOf(ctx context.Context) *llm.Message {
+	m, _ := ctx.Value(retryKey{}).(*llm.Message)
+	return m
+}
 
 // instrument wraps cfg.Stream to record provider errors and pass the
 // thinking budgets.
@@ -81,6 +97,11 @@ func (r *retrier) instrument(cfg *agent.Config) {
 			r.lastErr = err
 		}()
 		req.ThinkingBudgets = budgets
+		if m := r.failedMsg; m != nil {
+			// The first request after a planned retry is the retry.
+			r.failedMsg = nil
+			ctx = withRetryOf(ctx, m)
+		}
 		switch {
 		case inner != nil:
 			return inner(ctx, req, b)
@@ -148,6 +169,8 @@ func (r *retrier) plan(created []llm.Message) (time.Duration, bool) {
 	}
 	r.wait.attempt = attempt
 	r.policy, r.attempt, r.failed = policy, attempt, failed.ErrorMessage
+	fm := *failed
+	r.failedMsg = &fm
 	rt.mu.Lock()
 	rt.prov.retry = r.wait
 	if msgs := rt.contextLocked(); len(msgs) > 0 && msgs[len(msgs)-1].Role == llm.RoleAssistant && msgs[len(msgs)-1].StopReason == llm.StopError {

@@ -38,6 +38,16 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 		}
 	}
 	request := map[string]any{"model": vm, "thinkingLevel": level, "reason": reason, "messages": req.Messages}
+	if failed := retryOf(ctx); failed != nil {
+		// The automatic retry of a failed request: the failed message
+		// is no longer in the messages.
+		reason = "retry"
+		f := map[string]any{"message": failed}
+		if fm, ok := rt.catalog.Find(failed.Provider, failed.Model); ok {
+			f["model"] = fm
+		}
+		request["reason"], request["failed"] = reason, f
+	}
 	rt.mu.Lock()
 	sess := rt.sess
 	rt.mu.Unlock()

@@ -3,8 +3,11 @@ package jsext_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/atomic-go/atomic/host/llm/llmtest"
 )
 
 // pi.registerVirtualModel in every engine: the virtual model is listed and
@@ -78,5 +81,50 @@ func TestVirtualModel(t *testing.T) {
 				t.Errorf("a route to nowhere: %v", msg)
 			}
 		})
+	}
+}
+
+// The automatic retry of a failed request routed by a virtual model asks
+// route() again with reason "retry" and the failed request (its model and
+// message), which the messages no longer hold.
+func TestVirtualModelRetry(t *testing.T) {
+	srv := llmtest.Start(t)
+	srv.Enqueue(llmtest.Status(503, llmtest.ErrorBody("server_error", "The server is temporarily overloaded")),
+		llmtest.OpenAIChat(llmtest.Turn{Text: "recovered"}))
+	dir := t.TempDir()
+	src := `export default function (pi: any) {
+  pi.registerProvider("acme", {
+    baseUrl: ` + strconv.Quote(srv.URL) + `, apiKey: "$ACME_TEST_KEY", api: "openai-completions",
+    models: [{ id: "acme-chat", name: "Acme Chat", reasoning: false, input: ["text"],
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 8192 }],
+  });
+  pi.registerVirtualModel({
+    provider: "router", id: "auto", name: "Auto",
+    route(request: any, ctx: any) {
+      ctx.ui.notify("ROUTE " + request.reason + " " + (request.failed ? request.failed.model.id + " " + request.failed.message.stopReason : "-"));
+      return { model: ctx.modelRegistry.find("acme", "acme-chat") };
+    },
+  });
+}
+`
+	ext := filepath.Join(dir, "router.ts")
+	if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ACME_TEST_KEY", "k")
+	a := startInRuntime(t, "goja", ext, nil, map[string]any{"retry": map[string]any{"baseDelayMs": 10}})
+	a.MustSucceed(map[string]any{"type": "get_extensions"})
+	a.MustSucceed(map[string]any{"type": "set_model", "provider": "router", "modelId": "auto"})
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "hello"})
+	a.WaitType(from, "agent_settled")
+	var routes []string
+	for _, r := range a.Records(from) {
+		if m, _ := r["message"].(string); strings.HasPrefix(m, "ROUTE ") {
+			routes = append(routes, m)
+		}
+	}
+	if strings.Join(routes, "|") != "ROUTE user -|ROUTE retry acme-chat error" {
+		t.Errorf("routes: %q\n%s", routes, a.Stderr())
 	}
 }
