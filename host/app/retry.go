@@ -70,18 +70,21 @@ type retrier struct {
 
 func (rt *Runtime) newRetrier(run *activeRun) *retrier { return &retrier{rt: rt, run: run} }
 
-type retryKey struct{}
+type loopKey struct{}
 
-// withRetryOf marks a request as the automatic retry of the failed
-// assistant message (a virtual model's route sees reason "retry").
-func withRetryOf(ctx context.Context, failed *llm.Message) context.Context {
-	return context.WithValue(ctx, retryKey{}, failed)
+// loopRequest marks a request of the agent loop (the others are
+// "direct": compaction summaries, extensions' model calls); failed is
+// the message it retries automatically, if any.
+type loopRequest struct{ failed *llm.Message }
+
+func withLoopRequest(ctx context.Context, failed *llm.Message) context.Context {
+	return context.WithValue(ctx, loopKey{}, &loopRequest{failed})
 }
 
-// retryOf is the failed message a request retries, or nil.
-func retryOf(ctx context.Context) *llm.Message {
-	m, _ := ctx.Value(retryKey{}).(*llm.Message)
-	return m
+// loopRequestOf is the loop's mark of a request, or nil for a direct one.
+func loopRequestOf(ctx context.Context) *loopRequest {
+	l, _ := ctx.Value(loopKey{}).(*loopRequest)
+	return l
 }
 
 // instrument wraps cfg.Stream to record provider errors and pass the
@@ -97,11 +100,9 @@ func (r *retrier) instrument(cfg *agent.Config) {
 			r.lastErr = err
 		}()
 		req.ThinkingBudgets = budgets
-		if m := r.failedMsg; m != nil {
-			// The first request after a planned retry is the retry.
-			r.failedMsg = nil
-			ctx = withRetryOf(ctx, m)
-		}
+		// The first request after a planned retry is the retry.
+		ctx = withLoopRequest(ctx, r.failedMsg)
+		r.failedMsg = nil
 		switch {
 		case inner != nil:
 			return inner(ctx, req, b)

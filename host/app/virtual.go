@@ -38,7 +38,15 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 		}
 	}
 	request := map[string]any{"model": vm, "thinkingLevel": level, "reason": reason, "messages": req.Messages}
-	if failed := retryOf(ctx); failed != nil {
+	loop := loopRequestOf(ctx)
+	if loop == nil {
+		// Outside the agent loop (a compaction summary, an extension's
+		// model call): no router state.
+		reason = "direct"
+		request["reason"] = reason
+	}
+	if loop != nil && loop.failed != nil {
+		failed := loop.failed
 		// The automatic retry of a failed request: the failed message
 		// is no longer in the messages.
 		reason = "retry"
@@ -51,7 +59,10 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 	rt.mu.Lock()
 	sess := rt.sess
 	rt.mu.Unlock()
-	state := virtualState(sess, vm)
+	var state json.RawMessage
+	if loop != nil {
+		state = virtualState(sess, vm)
+	}
 	if state != nil {
 		request["state"] = state
 	}
@@ -86,7 +97,7 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 	case rt.catalog.Usable != nil && !rt.catalog.Usable(pm.Provider):
 		return fmt.Errorf("virtual model %s/%s: route() chose %s/%s, whose provider has no credentials", vm.Provider, vm.ID, pm.Provider, pm.ID)
 	}
-	if len(answer.State) > 0 && sess != nil {
+	if len(answer.State) > 0 && sess != nil && loop != nil {
 		// New router state is kept on the branch before the request goes
 		// out (route() leaves the state out to keep it).
 		e := rt.appendEntry(sess, session.Entry{Type: session.TypeCustom, CustomType: virtualStateEntry,

@@ -32,6 +32,10 @@ func TestVirtualModel(t *testing.T) {
     },
   });
   pi.registerCommand("break", { handler: async () => { broken = true; } });
+  pi.registerCommand("direct", { handler: async (_a: string, ctx: any) => {
+    const m = await ctx.modelRegistry.complete(ctx.modelRegistry.find("router", "auto"), { messages: [{ role: "user", content: "side", timestamp: 1 }] });
+    ctx.ui.notify("DIRECT " + m.provider + "/" + m.model);
+  } });
 }
 `
 			ext := filepath.Join(dir, "router.ts")
@@ -74,6 +78,18 @@ func TestVirtualModel(t *testing.T) {
 			route, msg = run("second")
 			if route != "ROUTE auto low user faux-1 1" || msg["model"] != "faux-2" {
 				t.Errorf("second request: route %q, message %v", route, msg["model"])
+			}
+			// A model call of an extension is a direct request: no state.
+			from := a.Len()
+			a.MustSucceed(map[string]any{"type": "prompt", "message": "/direct"})
+			var direct []string
+			for _, r := range a.Records(from) {
+				if m, _ := r["message"].(string); strings.HasPrefix(m, "ROUTE ") || strings.HasPrefix(m, "DIRECT ") {
+					direct = append(direct, m)
+				}
+			}
+			if strings.Join(direct, "|") != "ROUTE auto off direct - -|DIRECT faux/faux-2" {
+				t.Errorf("a direct request: %q", direct)
 			}
 			a.MustSucceed(map[string]any{"type": "prompt", "message": "/break"})
 			_, msg = run("third")
