@@ -114,6 +114,9 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 	key, _ := rt.catalog.Credential(pm.Provider)
 	routed := *req
 	routed.Model, routed.APIKey, routed.Headers = pm, key, rt.requestHeaders(pm, key)
+	if req.Hooks != nil {
+		routed.Hooks = rt.providerHooks(pm) // the stream events name the physical model
+	}
 	routed.ThinkingLevel = llm.ClampThinkingLevel(&pm, level)
 	if !pm.Reasoning {
 		routed.ThinkingLevel = llm.ThinkingOff

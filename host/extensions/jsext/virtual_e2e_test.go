@@ -121,6 +121,10 @@ func TestVirtualModelRetry(t *testing.T) {
       return { model: ctx.modelRegistry.find("acme", "acme-chat") };
     },
   });
+  let seen = false;
+  pi.on("provider_stream_event", (e: any, ctx: any) => {
+    if (!seen) { seen = true; ctx.ui.notify("STREAM " + e.provider + "/" + e.model); }
+  });
 }
 `
 	ext := filepath.Join(dir, "router.ts")
@@ -136,11 +140,12 @@ func TestVirtualModelRetry(t *testing.T) {
 	a.WaitType(from, "agent_settled")
 	var routes []string
 	for _, r := range a.Records(from) {
-		if m, _ := r["message"].(string); strings.HasPrefix(m, "ROUTE ") {
+		if m, _ := r["message"].(string); strings.HasPrefix(m, "ROUTE ") || strings.HasPrefix(m, "STREAM ") {
 			routes = append(routes, m)
 		}
 	}
-	if strings.Join(routes, "|") != "ROUTE user -|ROUTE retry acme-chat error" {
+	// (The stream events name the physical model.)
+	if strings.Join(routes, "|") != "ROUTE user -|ROUTE retry acme-chat error|STREAM acme/acme-chat" {
 		t.Errorf("routes: %q\n%s", routes, a.Stderr())
 	}
 }
