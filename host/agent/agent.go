@@ -7,6 +7,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -351,6 +352,8 @@ type toolRun struct {
 	ended    bool // tool_execution_end was emitted (guarded by the events mutex)
 	// duration is how long Execute ran (nil when the tool did not run).
 	duration *int64
+	// nested records the calls a call of the model made to other tools.
+	nested *nestedRecorder
 }
 
 // runTools runs the assistant's tool calls: starts and checks in source
@@ -422,6 +425,10 @@ func (r *run) runTools(ctx context.Context, assistant *llm.Message, calls []llm.
 			Role: llm.RoleToolResult, ToolCallID: tr.call.ID, ToolName: tr.call.Name,
 			Content: llm.Content{Blocks: content}, Details: tr.result.Details, IsError: tr.isError,
 			Timestamp: llm.Now(),
+		}
+		if nc := tr.nested.snapshot(); nc != nil {
+			// Kept for the session record, never sent to the model.
+			m.Extra = map[string]json.RawMessage{"nestedCalls": nc}
 		}
 		results = append(results, r.deliver(ctx, m))
 	}
@@ -508,7 +515,10 @@ func (tr *toolRun) execute(ctx context.Context, cfg *Config, mu *sync.Mutex) {
 		},
 	}
 	started := time.Now() // monotonic
-	res, err := tr.tool.Execute(withToolScope(ctx, tr.call.ID), call)
+	if tr.parent == "" {
+		tr.nested = newNestedRecorder()
+	}
+	res, err := tr.tool.Execute(withToolScope(ctx, tr.call.ID, tr.nested), call)
 	ms := time.Since(started).Round(time.Millisecond).Milliseconds()
 	tr.duration = &ms
 	if err != nil {

@@ -2,6 +2,7 @@ package jsext_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -104,10 +105,28 @@ func TestToolCallsTools(t *testing.T) {
 				t.Errorf("nested starts: %v", starts)
 			}
 			msgs := a.MustSucceed(map[string]any{"type": "get_messages"})["data"].(map[string]any)["messages"].([]any)
+			var nested map[string]any
 			for _, m := range msgs {
-				if id, _ := m.(map[string]any)["toolCallId"].(string); id != "" && id != "c1" {
+				mm := m.(map[string]any)
+				if id, _ := mm["toolCallId"].(string); id != "" && id != "c1" {
 					t.Errorf("a nested call reached the transcript: %v", m)
+				} else if id == "c1" {
+					nested, _ = mm["nestedCalls"].(map[string]any)
 				}
+			}
+			// The result message keeps pi's bounded record of the nested
+			// calls (every depth; no results).
+			calls, _ := nested["calls"].([]any)
+			var record []string
+			for _, c := range calls {
+				cm := c.(map[string]any)
+				_, timed := cm["durationMs"]
+				record = append(record, cm["id"].(string)+":"+cm["name"].(string)+":"+cm["status"].(string)+":"+strconv.FormatBool(timed))
+			}
+			first, _ := calls[0].(map[string]any)
+			if len(calls) < 6 || nested["complete"] != true || strings.Join(record[:5], ",") != "c1/1:read:ok:true,c1/2:bash:error:false,c1/3:nope:error:false,c1/4:read:error:true,c1/5:deep:error:true" ||
+				first["arguments"].(map[string]any)["path"] != note || !strings.Contains(fmt.Sprint(calls[1].(map[string]any)["error"]), "no shell here") {
+				t.Errorf("nestedCalls: %v (%v)", record, nested)
 			}
 		})
 	}
