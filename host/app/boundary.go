@@ -34,9 +34,15 @@ type boundaryDraft struct {
 // fields, a context_edit's target on the session's branch.
 func decodeDrafts(sess *session.Session, raws []json.RawMessage) ([]boundaryDraft, error) {
 	out := make([]boundaryDraft, 0, len(raws))
-	onBranch := map[string]bool{}
-	for _, e := range sess.Branch("") {
-		onBranch[e.ID] = true
+	var branch map[string]bool // read only for a draft that names an entry
+	onBranch := func(id string) bool {
+		if branch == nil {
+			branch = map[string]bool{}
+			for _, e := range sess.Branch("") {
+				branch[e.ID] = true
+			}
+		}
+		return branch[id]
 	}
 	for i, raw := range raws {
 		var d boundaryDraft
@@ -57,7 +63,7 @@ func decodeDrafts(sess *session.Session, raws []json.RawMessage) ([]boundaryDraf
 				return nil, fmt.Errorf("entry %d (custom_message): content must be a string or an array of text and image blocks", i)
 			}
 		case session.TypeContextEdit:
-			if !onBranch[d.TargetID] {
+			if !onBranch(d.TargetID) {
 				return nil, fmt.Errorf("entry %d (context_edit): targetId %q is not an entry of the current branch", i, d.TargetID)
 			}
 			if len(d.Replacement) == 0 {
@@ -67,7 +73,7 @@ func decodeDrafts(sess *session.Session, raws []json.RawMessage) ([]boundaryDraf
 			if d.Summary == nil {
 				return nil, fmt.Errorf("entry %d (compaction): summary must be a string", i)
 			}
-			if d.FirstKeptEntryID != nil && !onBranch[*d.FirstKeptEntryID] {
+			if d.FirstKeptEntryID != nil && !onBranch(*d.FirstKeptEntryID) {
 				return nil, fmt.Errorf("entry %d (compaction): firstKeptEntryId %q is not an entry of the current branch", i, *d.FirstKeptEntryID)
 			}
 		default:
