@@ -138,21 +138,9 @@ func roleOf(raw json.RawMessage) string {
 // contentText is a message content's text: a string, or its text blocks
 // joined by line breaks (pi-ai's contentText).
 func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type, Text string
-	}
-	_ = json.Unmarshal(raw, &blocks)
-	var texts []string
-	for _, b := range blocks {
-		if b.Type == "text" {
-			texts = append(texts, b.Text)
-		}
-	}
-	return strings.Join(texts, "\n")
+	var c llm.Content
+	_ = json.Unmarshal(raw, &c)
+	return c.JoinText("\n")
 }
 
 type keyValue struct {
