@@ -528,7 +528,9 @@ func (a *Agent) PromptAndWait(message string) []Record {
 // CloseStdin closes the agent's input.
 func (a *Agent) CloseStdin() { _ = a.stdin.Close() }
 
-// Wait waits for the process to exit and returns its exit code.
+// Wait waits for the process to exit and its output to be read to the
+// end (the last records may still be in the pipe when it exits), and
+// returns its exit code.
 func (a *Agent) Wait(timeout time.Duration) int {
 	a.t.Helper()
 	select {
@@ -536,6 +538,7 @@ func (a *Agent) Wait(timeout time.Duration) int {
 	case <-time.After(timeout):
 		a.t.Fatalf("agent did not exit within %v; stderr:\n%s", timeout, a.Stderr())
 	}
+	a.waitEOF(5 * time.Second)
 	if a.exitErr == nil {
 		return 0
 	}
