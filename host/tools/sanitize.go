@@ -59,9 +59,13 @@ func sanitizeBytes(data []byte, final bool) (out string, rest []byte) {
 		c := data[i]
 		switch {
 		case c == 0x1b:
-			n, complete := escapeLen(data[i:])
+			// A sequence counts only when it ends within maxPendingEscape
+			// bytes, so that the result does not depend on how the output
+			// was split into chunks.
+			window := data[i:min(len(data), i+maxPendingEscape)]
+			n, complete := escapeLen(window)
 			if !complete {
-				if !final && len(data)-i < maxPendingEscape {
+				if !final && len(window) < maxPendingEscape {
 					return b.String(), data[i:]
 				}
 				i++ // drop the lone ESC and go on with the rest
