@@ -15,6 +15,7 @@ import (
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
 	"github.com/atomic-go/atomic/host/tools"
+	"github.com/atomic-go/atomic/internal/proc"
 )
 
 // extHost is the session as extensions see it.
@@ -274,6 +275,10 @@ func (c *capped) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// execGrace is how long a program run by pi.exec has between SIGTERM and
+// SIGKILL once its timeout or signal ends it.
+const execGrace = 2 * time.Second
+
 // Exec runs a program (no shell) with no standard input.
 func (h *extHost) Exec(ctx context.Context, command string, args []string, cwd string, timeout time.Duration) (extensions.ExecResult, error) {
 	if cwd == "" {
@@ -284,12 +289,14 @@ func (h *extHost) Exec(ctx context.Context, command string, args []string, cwd s
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, command, args...)
+	cmd := exec.Command(command, args...)
 	cmd.Dir = cwd
 	cmd.Env = append(cmd.Environ(), h.rt.toolEnv()...)
 	var out, errb capped
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	// In a process group of its own: a timeout or an abort ends what the
+	// program started too (SIGTERM, SIGKILL after the grace).
+	err := proc.Run(ctx, cmd, execGrace)
 	res := extensions.ExecResult{Stdout: out.String(), Stderr: errb.String(), Code: -1}
 	if cmd.ProcessState != nil {
 		res.Code = cmd.ProcessState.ExitCode()

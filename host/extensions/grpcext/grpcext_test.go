@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -263,4 +264,47 @@ func TestCompositionFixtures(t *testing.T) {
 		}
 		return subs
 	})
+}
+
+// A child the plugin started without detaching ends with the plugin:
+// when the plugin is killed as a crash, and when it is closed.
+func TestPluginChildrenEndWithIt(t *testing.T) {
+	p := load(t, &fakeHost{}, "--tool", "echo")
+	spawn := func() int {
+		t.Helper()
+		res, err := p.ExecuteTool(context.Background(), "echo", "t", map[string]any{"text": "sh:sleep 300 >/dev/null 2>&1 & echo $!"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(res.ResultText(), "echo: ")))
+		if err != nil {
+			t.Fatalf("no pid in %q", res.ResultText())
+		}
+		if syscall.Kill(pid, 0) != nil {
+			t.Fatalf("child %d not running", pid)
+		}
+		return pid
+	}
+	gone := func(pid int, what string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("the plugin's child %d still runs after the plugin was %s", pid, what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	child := spawn()
+	p.proc.Kill()
+	gone(child, "killed")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	child = spawn()
+	p.Close()
+	gone(child, "closed")
 }

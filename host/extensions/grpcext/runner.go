@@ -8,14 +8,20 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin/runner"
+
+	"github.com/atomic-go/atomic/internal/proc"
 )
 
 // cmdRunner starts a plugin process the way go-plugin's own runner does,
 // except that the plugin never gets the agent's standard input (it reads
-// /dev/null) and the agent learns at once when the process exits.
+// /dev/null), the agent learns at once when the process exits, and the
+// plugin leads a process group of its own (internal/proc): what the plugin
+// starts without detaching (an extension's child_process, a Go plugin's
+// exec) ends with it, whether it exits, crashes or is killed.
 type cmdRunner struct {
 	cmd    *exec.Cmd
 	stdout io.ReadCloser
@@ -43,6 +49,7 @@ func newRunner(_ hclog.Logger, cmd *exec.Cmd) (*cmdRunner, error) {
 }
 
 func (r *cmdRunner) Start(context.Context) error {
+	proc.Group(r.cmd)
 	err := startChild(r.cmd)
 	for _, f := range r.afterStart {
 		f.Close()
@@ -54,13 +61,20 @@ func (r *cmdRunner) Start(context.Context) error {
 // Wait is called once by go-plugin after the pipes are drained.
 func (r *cmdRunner) Wait(context.Context) error {
 	err := r.cmd.Wait()
+	// Children the plugin left in its group go with it: nothing of an
+	// ended extension keeps running, writing or holding files.
+	_ = proc.Signal(r.cmd.Process.Pid, syscall.SIGKILL)
 	r.err = err
 	close(r.exited)
 	return err
 }
 
+// Kill ends the plugin and everything in its process group.
 func (r *cmdRunner) Kill(context.Context) error {
 	if r.cmd.Process == nil {
+		return nil
+	}
+	if proc.Signal(r.cmd.Process.Pid, syscall.SIGKILL) == nil {
 		return nil
 	}
 	if err := r.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {

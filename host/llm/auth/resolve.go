@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/atomic-go/atomic/internal/proc"
 )
 
 // CommandTimeout bounds a "!command" value.
@@ -104,13 +106,14 @@ func (v *Values) run(command string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), CommandTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, shell, "-c", command)
+	cmd := exec.Command(shell, "-c", command)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = nil // discarded: it may echo secrets
 	cmd.Stdin = nil
-	cmd.WaitDelay = time.Second
-	err := cmd.Run()
+	// Its own process group: a command that hangs is ended with whatever
+	// it started (a credential helper's children).
+	err := proc.Run(ctx, cmd, time.Second)
 	var r cmdResult
 	switch {
 	case ctx.Err() != nil:
