@@ -102,6 +102,29 @@ type ACPSettings struct {
 	UseClientTerminal bool `mapstructure:"useClientTerminal"`
 }
 
+// ConfigDirName is the name of atomic's configuration directory: ~/.atomic
+// holds the agent directory, <project>/.atomic the project's configuration.
+// It is spelled here only; everyone asks ProjectDir and the file functions
+// below.
+const ConfigDirName = ".atomic"
+
+// The files of the agent and project configuration directories.
+const (
+	SettingsFileName = "settings.json"
+	MCPFileName      = "mcp.json"
+)
+
+// ProjectDir is the project's configuration directory, <cwd>/.atomic.
+func ProjectDir(cwd string) string { return filepath.Join(cwd, ConfigDirName) }
+
+// ProjectSettingsFile is the project's settings file.
+func ProjectSettingsFile(cwd string) string {
+	return filepath.Join(ProjectDir(cwd), SettingsFileName)
+}
+
+// ProjectMCPFile is the project's MCP server file, <cwd>/.atomic/mcp.json.
+func ProjectMCPFile(cwd string) string { return filepath.Join(ProjectDir(cwd), MCPFileName) }
+
 // Paths tells where the configuration lives.
 type Paths struct {
 	AgentDir   string // ~/.atomic/agent or $ATOMIC_CODING_AGENT_DIR
@@ -110,10 +133,10 @@ type Paths struct {
 }
 
 // GlobalSettingsFile is the user's settings file.
-func (p Paths) GlobalSettingsFile() string { return filepath.Join(p.AgentDir, "settings.json") }
+func (p Paths) GlobalSettingsFile() string { return filepath.Join(p.AgentDir, SettingsFileName) }
 
 // ProjectSettingsFile is the project's settings file.
-func (p Paths) ProjectSettingsFile() string { return filepath.Join(p.ProjectDir, "settings.json") }
+func (p Paths) ProjectSettingsFile() string { return filepath.Join(p.ProjectDir, SettingsFileName) }
 
 // DefaultAgentDir returns $ATOMIC_CODING_AGENT_DIR, else
 // $PI_CODING_AGENT_DIR, else ~/.atomic/agent.
@@ -127,12 +150,12 @@ func DefaultAgentDir() string {
 	if err != nil {
 		home = os.TempDir()
 	}
-	return filepath.Join(home, ".atomic", "agent")
+	return filepath.Join(home, ConfigDirName, "agent")
 }
 
 // ResolvePaths returns the paths for a working directory.
 func ResolvePaths(cwd string) Paths {
-	return Paths{AgentDir: DefaultAgentDir(), ProjectDir: filepath.Join(cwd, ".atomic"), Cwd: cwd}
+	return Paths{AgentDir: DefaultAgentDir(), ProjectDir: ProjectDir(cwd), Cwd: cwd}
 }
 
 func expandHome(p string) string {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/internal/fsutil"
 	"github.com/atomic-go/atomic/sdk/rpcwire"
 )
@@ -109,8 +110,8 @@ func Discover(o DiscoverOptions) Discovered {
 		}
 		addPackage(e, scope)
 	}
-	projectDir := filepath.Join(o.Cwd, ".atomic")
-	projectSettings := filepath.Join(projectDir, "settings.json")
+	projectDir := config.ProjectDir(o.Cwd)
+	projectSettings := config.ProjectSettingsFile(o.Cwd)
 	entries, problem := settingsEntries(projectSettings)
 	if problem != nil {
 		d.Problems = append(d.Problems, *problem)
@@ -121,7 +122,7 @@ func Discover(o DiscoverOptions) Discovered {
 	for _, e := range entries {
 		add(absFrom(projectDir, e.path), ScopeProject, e.opts, false, nil)
 	}
-	entries, problem = settingsEntries(filepath.Join(o.AgentDir, "settings.json"))
+	entries, problem = settingsEntries(filepath.Join(o.AgentDir, config.SettingsFileName))
 	if problem != nil {
 		d.Problems = append(d.Problems, *problem)
 	}

@@ -2,7 +2,8 @@ package extensions
 
 import (
 	"encoding/json"
-	"path/filepath"
+
+	"github.com/atomic-go/atomic/host/config"
 )
 
 // MCPServerRegistrar is implemented by hosts that let an extension add an
@@ -31,7 +32,7 @@ type RegisteredMCPServer struct {
 // projectMCPFile is the project's .atomic/mcp.json when it exists: it
 // starts programs, so it is part of what trust is bound to.
 func projectMCPFile(cwd string) string {
-	p := filepath.Join(cwd, ".atomic", "mcp.json")
+	p := config.ProjectMCPFile(cwd)
 	if fileExists(p) {
 		return p
 	}

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/tools"
 	"github.com/atomic-go/atomic/internal/fsutil"
 )
@@ -41,7 +42,7 @@ const (
 
 // FileName is the name of the configuration file in the agent directory
 // and in the project's .atomic directory.
-const FileName = "mcp.json"
+const FileName = config.MCPFileName
 
 // ServerConfig is one entry of "mcpServers", in the shape other MCP
 // clients (pi, Claude Code, Cursor) write.
@@ -167,7 +168,7 @@ func (l *Loaded) Find(name string) (Server, bool) {
 func UserFile(agentDir string) string { return filepath.Join(agentDir, FileName) }
 
 // ProjectFile is the project's mcp.json.
-func ProjectFile(cwd string) string { return filepath.Join(cwd, ".atomic", FileName) }
+func ProjectFile(cwd string) string { return config.ProjectMCPFile(cwd) }
 
 // Load reads the user file and, when the project is trusted, the
 // project's. A project entry replaces the user entry of the same name; a

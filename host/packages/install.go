@@ -21,9 +21,6 @@ import (
 	"github.com/atomic-go/atomic/internal/proc"
 )
 
-// ProjectDirName is the project's configuration directory.
-const ProjectDirName = ".atomic"
-
 // Installer installs, updates and removes npm and git packages with the
 // real npm and git clients. Where things go:
 //
@@ -52,7 +49,7 @@ type Installer struct {
 func (in *Installer) Root(kind, scope string) string {
 	switch scope {
 	case ScopeProject:
-		return filepath.Join(in.Cwd, ProjectDirName, kind)
+		return filepath.Join(config.ProjectDir(in.Cwd), kind)
 	case ScopeTemporary:
 		return filepath.Join(in.AgentDir, "tmp", "extensions", kind)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+
+	"github.com/atomic-go/atomic/host/config"
 )
 
 // Options configure Resolve.
@@ -83,14 +85,14 @@ func BaseDir(agentDir, cwd, scope string) string {
 	case ScopeUser:
 		return agentDir
 	case ScopeProject:
-		return filepath.Join(cwd, ProjectDirName)
+		return config.ProjectDir(cwd)
 	}
 	return cwd
 }
 
 // SettingsFile is the settings file of a scope.
 func SettingsFile(agentDir, cwd, scope string) string {
-	return filepath.Join(BaseDir(agentDir, cwd, scope), "settings.json")
+	return filepath.Join(BaseDir(agentDir, cwd, scope), config.SettingsFileName)
 }
 
 // Entries lists the configured entries in load order: -e sources, the

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/atomic-go/atomic/host/config"
 )
 
 // PathEntry is a skill or template path from settings or an extension.
@@ -81,9 +83,6 @@ type Set struct {
 	templateIndex map[string]int
 }
 
-// ProjectConfigDir is the project's configuration directory name.
-const ProjectConfigDir = ".atomic"
-
 // Load discovers skills, templates, context files and the system prompt
 // files. It never fails: problems are in Set.Diagnostics.
 //
@@ -122,7 +121,7 @@ func Load(opts Options) *Set {
 func (set *Set) systemFile(opts Options, name string) (string, string) {
 	var dirs []string
 	if opts.ProjectTrusted && opts.Cwd != "" {
-		dirs = append(dirs, filepath.Join(opts.Cwd, ProjectConfigDir))
+		dirs = append(dirs, config.ProjectDir(opts.Cwd))
 	}
 	if opts.AgentDir != "" {
 		dirs = append(dirs, opts.AgentDir)
@@ -168,7 +167,7 @@ func (set *Set) loadSkills(opts Options) {
 		settingsRoots(ScopeProject)
 		if opts.ProjectTrusted && opts.Cwd != "" {
 			auto := SourceInfo{Source: SourceAuto, Scope: ScopeProject, Origin: OriginTopLevel}
-			base := filepath.Join(opts.Cwd, ProjectConfigDir)
+			base := config.ProjectDir(opts.Cwd)
 			s.skillRoot(filepath.Join(base, "skills"), withBase(auto, base), true, true, &cands)
 			chain := projectChain(opts.Cwd, opts.Home)
 			for _, sub := range []string{".agents", ".claude"} {
@@ -258,7 +257,7 @@ func (set *Set) loadTemplates(opts Options) {
 		}
 		settingsRoots(ScopeProject)
 		if opts.ProjectTrusted && opts.Cwd != "" {
-			base := filepath.Join(opts.Cwd, ProjectConfigDir)
+			base := config.ProjectDir(opts.Cwd)
 			s.templateRoot(filepath.Join(base, "prompts"), SourceInfo{Source: SourceAuto, Scope: ScopeProject, Origin: OriginTopLevel, BaseDir: base}, true, &cands)
 		}
 		settingsRoots(ScopeUser)

@@ -3,6 +3,8 @@ package resources
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/atomic-go/atomic/host/config"
 )
 
 // UntrustedMessage is the message of the diagnostics that name what an
@@ -26,7 +28,7 @@ func skippedProjectFiles(opts Options) []Diagnostic {
 		st, err := os.Stat(p)
 		return err == nil && st.IsDir()
 	}
-	base := filepath.Join(opts.Cwd, ProjectConfigDir)
+	base := config.ProjectDir(opts.Cwd)
 	if !opts.NoSkills {
 		dirs := []string{filepath.Join(base, "skills")}
 		for _, sub := range []string{".agents", ".claude"} {
