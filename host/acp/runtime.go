@@ -29,6 +29,7 @@ type runtime interface {
 	// Sessions (session/new, load, resume, list).
 	Cwd() string
 	State() app.State
+	Session() *session.Session
 	Messages() []llm.Message
 	NewSession(parentSession string) (cancelled bool, err error)
 	SwitchSession(path string) (cancelled bool, err error)

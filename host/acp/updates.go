@@ -121,9 +121,10 @@ func (s *Server) notify(sessionID string, u sdk.SessionUpdate) {
 }
 
 // activeSession is the id updates are sent for, or "" while the client has
-// not been given the runtime's session.
+// not been given the runtime's session. It runs for every event (each
+// streamed delta): it asks for the session alone, not the whole state.
 func (s *Server) activeSession() string {
-	id := s.rt.State().SessionID
+	id := s.rt.Session().ID()
 	s.mu.Lock()
 	ok := s.announced[id]
 	s.mu.Unlock()
