@@ -168,12 +168,18 @@ func TestParallelToolsEndInCompletionOrderResultsInSourceOrder(t *testing.T) {
 	release := make(chan struct{})
 	slow := waitTool("slow", release)
 	fast := &fakeTool{name: "fast", run: func(ctx context.Context, call tools.Call) (llm.ToolResult, error) {
-		// The slow tool can only finish after this one did: tools run
-		// concurrently, and the end events follow completion.
-		defer close(release)
 		return llm.TextResult("fast done"), nil
 	}}
 	h := newHarness([]faux.Step{{ToolCalls: calls("slow#s", "fast#f")}, {Text: "both done"}}, slow, fast)
+	// The slow tool can only finish once the fast one's end event is out:
+	// tools run concurrently, and the end events follow completion.
+	emit := h.cfg.Emit
+	h.cfg.Emit = func(ev events.Event) {
+		emit(ev)
+		if e, ok := ev.(events.ToolExecutionEnd); ok && e.ToolCallID == "f" {
+			close(release)
+		}
+	}
 	created := h.run(context.Background(), "go")
 	want := []string{"start:s", "start:f", "end:f", "end:s", "result:s", "result:f"}
 	if got := h.toolEvents(); !reflect.DeepEqual(got, want) {
