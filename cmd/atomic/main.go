@@ -52,6 +52,9 @@ func run(args []string) int {
 	if len(args) > 0 && args[0] == "mcp" {
 		return runMCP(args[1:], os.Stdout, os.Stderr) // mcp.go
 	}
+	if len(args) > 0 && args[0] == "auth" {
+		return runAuth(args[1:], os.Stdin, os.Stdout, os.Stderr) // auth.go
+	}
 	if len(args) == 1 && args[0] == "help" { // "atomic help me with x" is a prompt
 		args = []string{"--help"}
 	}

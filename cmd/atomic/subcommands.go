@@ -15,13 +15,14 @@ var subcommands = []struct{ name, what string }{
 	{"list", "list the configured packages (--json)"},
 	{"update", "update the packages, or one"},
 	{"mcp", "add, remove and list MCP servers (mcp.json)"},
+	{"auth", "store, remove, print and check providers' API keys (auth.json)"},
 	{"help", "show this help"},
 }
 
 // commandWords read as a command someone expected atomic to have, not as
 // a prompt: given alone, they are refused instead of sent to the model.
 var commandWords = map[string]bool{
-	"add": true, "auth": true, "config": true, "configure": true, "doctor": true, "export": true,
+	"add": true, "config": true, "configure": true, "doctor": true, "export": true,
 	"import": true, "info": true, "init": true, "login": true, "logout": true, "ls": true,
 	"models": true, "rm": true, "search": true, "serve": true, "sessions": true, "settings": true,
 	"setup": true, "show": true, "status": true, "upgrade": true, "version": true,
@@ -53,8 +54,8 @@ func checkCommandWord(args []string) error {
 		switch word {
 		case "version":
 			hint = "; the version is atomic --version"
-		case "auth", "login", "logout":
-			hint = "; credentials come from the provider's environment variable (README, Credentials)"
+		case "login", "logout":
+			hint = "; API keys are stored with atomic auth " + word + " <provider>"
 		case "models":
 			hint = "; the model is chosen with --provider and --model"
 		}

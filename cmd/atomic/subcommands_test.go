@@ -22,8 +22,8 @@ func TestCommandLikeWordsAreNotPrompts(t *testing.T) {
 		{[]string{"updte"}, `did you mean atomic update?`},
 		{[]string{"uninstal", "npm:x"}, `did you mean atomic uninstall?`},
 		{[]string{"mpc"}, ""}, // two edits from mcp: a prompt (checked below)
-		{[]string{"config"}, `"config" is not an atomic command (commands: install, remove, list, update, mcp, help`},
-		{[]string{"auth", "login", "anthropic"}, `atomic -- auth login anthropic`},
+		{[]string{"config"}, `"config" is not an atomic command (commands: install, remove, list, update, mcp, auth, help`},
+		{[]string{"login", "anthropic"}, `atomic auth login <provider>`},
 		{[]string{"version"}, "the version is atomic --version"},
 		{[]string{"models", "--provider", "openai"}, `"models" is not an atomic command`},
 	} {

@@ -15,7 +15,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/atomic-go/atomic/host/compaction"
@@ -264,8 +263,8 @@ func BuiltinToolNames() []string {
 // comes last, so that any provider with credentials is preferred.
 func (rt *Runtime) setupCatalog() {
 	rt.prov = &provState{
-		auth:       auth.NewResolver(filepath.Join(rt.paths.AgentDir, "auth.json"), rt.log),
-		modelsPath: filepath.Join(rt.paths.AgentDir, "models.json"),
+		auth:       auth.NewResolver(authFile(rt.paths.AgentDir), rt.log),
+		modelsPath: modelsFile(rt.paths.AgentDir),
 	}
 	rt.prov.auth.SetKeyless(faux.ProviderID, true)
 	c := llm.NewCatalog()

@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"encoding/json"
+	"log/slog"
 	"maps"
 	"os"
 	"reflect"
@@ -52,31 +53,7 @@ func (rt *Runtime) reloadModels(force bool) {
 	// The built-in models, then the extensions' providers, then
 	// models.json over both (the user's file has the last word).
 	models, settings := rt.withExtensionProviders(append(llm.BuiltinModels(), faux.Models()...), p.extProvs)
-	cfg, err := llm.LoadModelsConfig(p.modelsPath)
-	if err != nil {
-		rt.log.Warn("models.json is invalid; using the built-in and the extensions' models only", "err", err)
-	} else {
-		var problems []string
-		var fromFile map[string]llm.ProviderSettings
-		models, fromFile, problems = cfg.Apply(models)
-		maps.Copy(settings, fromFile)
-		for _, pr := range problems {
-			rt.log.Warn("models.json entry skipped", "path", p.modelsPath, "problem", pr)
-		}
-	}
-	for name, s := range settings {
-		// A server configured without a key (a local Ollama or
-		// llama.cpp, say) needs none.
-		p.auth.SetKeyless(name, s.Custom && s.APIKey == "")
-	}
-	// The offline provider needs no key, whatever changed its settings.
-	p.auth.SetKeyless(faux.ProviderID, true)
-	p.auth.SetProviders(settings)
-	// The offline models come last, as the catalogue has always listed
-	// them (the default model is the first usable one).
-	slices.SortStableFunc(models, func(a, b llm.Model) int {
-		return cmp.Compare(boolInt(a.Provider == faux.ProviderID), boolInt(b.Provider == faux.ProviderID))
-	})
+	models = applyModelsFile(p.modelsPath, models, settings, p.auth, rt.log)
 	rt.catalog.SetModels(models)
 
 	// Keep the active model's description current.
@@ -87,6 +64,39 @@ func (rt *Runtime) reloadModels(force bool) {
 		}
 	}
 	rt.mu.Unlock()
+}
+
+// applyModelsFile puts models.json over models and the provider settings
+// (the user's file has the last word), gives the resolver the settings and
+// which providers need no key, and sorts the offline models last. Sessions
+// and `atomic auth` load the models through it.
+func applyModelsFile(path string, models []llm.Model, settings map[string]llm.ProviderSettings, a *auth.Resolver, log *slog.Logger) []llm.Model {
+	cfg, err := llm.LoadModelsConfig(path)
+	if err != nil {
+		log.Warn("models.json is invalid; using the built-in and the extensions' models only", "err", err)
+	} else {
+		var problems []string
+		var fromFile map[string]llm.ProviderSettings
+		models, fromFile, problems = cfg.Apply(models)
+		maps.Copy(settings, fromFile)
+		for _, pr := range problems {
+			log.Warn("models.json entry skipped", "path", path, "problem", pr)
+		}
+	}
+	for name, s := range settings {
+		// A server configured without a key (a local Ollama or
+		// llama.cpp, say) needs none.
+		a.SetKeyless(name, s.Custom && s.APIKey == "")
+	}
+	// The offline provider needs no key, whatever changed its settings.
+	a.SetKeyless(faux.ProviderID, true)
+	a.SetProviders(settings)
+	// The offline models come last, as the catalogue has always listed
+	// them (the default model is the first usable one).
+	slices.SortStableFunc(models, func(a, b llm.Model) int {
+		return cmp.Compare(boolInt(a.Provider == faux.ProviderID), boolInt(b.Provider == faux.ProviderID))
+	})
+	return models
 }
 
 // withExtensionProviders layers the providers extensions registered over

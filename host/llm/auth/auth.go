@@ -310,6 +310,15 @@ func (r *Resolver) Logout(provider string) (bool, error) {
 	return removed, nil
 }
 
+// HasStored reports whether auth.json has an entry for provider (of any
+// kind, an OAuth login included).
+func (r *Resolver) HasStored(provider string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.storedEntries()[provider]
+	return ok
+}
+
 // Store saves an API key for provider in auth.json (mode 0600).
 func (r *Resolver) Store(provider, key string) error {
 	r.mu.Lock()
