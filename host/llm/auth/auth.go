@@ -172,7 +172,9 @@ func (r *Resolver) storedKey(provider string) string {
 	return e.APIKey
 }
 
-// lookup finds the raw credential of a provider and where it came from.
+// lookup finds the raw credential of a provider and where it came from,
+// in pi 1.6's order: the key for this run (--api-key), auth.json, the
+// provider's apiKey in models.json, then its environment variables.
 func (r *Resolver) lookup(provider string) (raw string, st Status) {
 	if k, ok := r.override[provider]; ok {
 		return k, Status{Configured: true, Source: SourceRuntime}
@@ -180,26 +182,61 @@ func (r *Resolver) lookup(provider string) (raw string, st Status) {
 	if k := r.storedKey(provider); k != "" {
 		return k, Status{Configured: true, Source: SourceStored}
 	}
-	for _, name := range EnvVars[provider] {
-		if v := r.getenv(name); v != "" {
-			return "$" + name, Status{Configured: true, Source: SourceEnvironment, Label: name}
-		}
-	}
 	if ps, ok := r.providers[provider]; ok && ps.APIKey != "" {
 		kind, name := r.Values.KindOf(ps.APIKey)
 		switch kind {
 		case KindCommand:
 			return ps.APIKey, Status{Configured: true, Source: SourceModelsCommand}
 		case KindEnv:
-			if r.getenv(name) == "" {
-				return "", Status{}
+			if r.providerEnv(provider, name) != "" {
+				return ps.APIKey, Status{Configured: true, Source: SourceModelsKey, Label: name}
 			}
-			return ps.APIKey, Status{Configured: true, Source: SourceModelsKey, Label: name}
+			// Unset: the provider's own variables may still have a key.
 		default:
 			return ps.APIKey, Status{Configured: true, Source: SourceModelsKey}
 		}
 	}
+	for _, name := range EnvVars[provider] {
+		if v := r.providerEnv(provider, name); v != "" {
+			return "$" + name, Status{Configured: true, Source: SourceEnvironment, Label: name}
+		}
+	}
 	return "", Status{}
+}
+
+// providerEnv reads an environment variable for a provider: the "env"
+// object of its stored credential first (as pi's), then the process's.
+func (r *Resolver) providerEnv(provider, name string) string {
+	if v, ok := r.storedEnv(provider)[name]; ok && v != "" {
+		return v
+	}
+	return r.getenv(name)
+}
+
+// storedEnv is the "env" object of the provider's auth.json entry.
+func (r *Resolver) storedEnv(provider string) map[string]string {
+	raw, ok := r.storedEntries()[provider]
+	if !ok {
+		return nil
+	}
+	var e struct {
+		Env map[string]string `json:"env"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return nil
+	}
+	return e.Env
+}
+
+// resolve turns a raw credential into the value: a $VAR through the
+// provider's environment (providerEnv), the rest through Values.
+func (r *Resolver) resolve(provider, raw string) (string, error) {
+	if kind, name := r.Values.KindOf(raw); kind == KindEnv {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.providerEnv(provider, name), nil
+	}
+	return r.Values.Resolve(raw)
 }
 
 // Status reports how a provider is authenticated.
@@ -237,7 +274,7 @@ func (r *Resolver) APIKey(provider string) (string, bool) {
 	if !st.Configured {
 		return "", keyless
 	}
-	key, err := r.Values.Resolve(raw)
+	key, err := r.resolve(provider, raw)
 	if err != nil {
 		r.Log.Warn("cannot resolve the API key", "provider", provider, "source", st.Source, "err", err)
 		return "", keyless
@@ -265,7 +302,7 @@ func (r *Resolver) Headers(m llm.Model, key string) map[string]string {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		v, err := r.Values.Resolve(m.Headers[k])
+		v, err := r.resolve(m.Provider, m.Headers[k])
 		if err != nil {
 			r.Log.Warn("cannot resolve a header value; leaving the header out", "provider", m.Provider, "header", k, "err", err)
 			continue

@@ -27,8 +27,23 @@ func TestPrecedenceAndStatus(t *testing.T) {
 		"cmd":       {Name: "cmd", APIKey: "!printf '  from-command\\n'", Custom: true},
 		"unset":     {Name: "unset", APIKey: "${NOT_SET}", Custom: true},
 	})
+	// pi 1.6's order: models.json's apiKey before the environment.
+	if k, ok := r.APIKey("anthropic"); !ok || k != "models-anthropic" {
+		t.Errorf("models.json should win over the environment: %q %v", k, ok)
+	}
+	if st := r.Status("anthropic"); st.Source != SourceModelsKey {
+		t.Errorf("status %+v", st)
+	}
+	r.SetProviders(map[string]llm.ProviderSettings{
+		"anthropic": {Name: "anthropic", APIKey: "$UNSET_ANTHROPIC"},
+		"local":     {Name: "local", APIKey: "$MY_KEY", Custom: true},
+		"literal":   {Name: "literal", APIKey: "lit-123456", Custom: true},
+		"cmd":       {Name: "cmd", APIKey: "!printf '  from-command\\n'", Custom: true},
+		"unset":     {Name: "unset", APIKey: "${NOT_SET}", Custom: true},
+	})
+	// A models.json variable that is unset leaves the provider's own.
 	if k, ok := r.APIKey("anthropic"); !ok || k != "env-anthropic" {
-		t.Errorf("env should win over models.json: %q %v", k, ok)
+		t.Errorf("environment after an unset models.json variable: %q %v", k, ok)
 	}
 	if st := r.Status("anthropic"); st.Source != SourceEnvironment || st.Label != "ANTHROPIC_API_KEY" {
 		t.Errorf("status %+v", st)
@@ -132,5 +147,27 @@ func TestValuesExpand(t *testing.T) {
 	}
 	if _, err := v.Expand("x ${MISSING} $OTHER"); err == nil || !strings.Contains(err.Error(), "MISSING, OTHER") {
 		t.Errorf("missing variables: %v", err)
+	}
+}
+
+// A stored credential's "env" object comes before the process environment
+// for that provider (pi 1.6), for its key variables and models.json's.
+func TestStoredEnvObject(t *testing.T) {
+	r, _ := newResolver(t, map[string]string{"GROQ_API_KEY": "process-groq", "LOCAL_TOKEN": "process-token"})
+	r.SetProviders(map[string]llm.ProviderSettings{
+		"local": {Name: "local", APIKey: "$LOCAL_TOKEN", Custom: true},
+	})
+	content := `{"local": {"type": "api_key", "key": "", "env": {"LOCAL_TOKEN": "stored-token"}}, "groq": {"type": "api_key", "env": {"GROQ_API_KEY": "stored-groq"}}}`
+	if err := os.WriteFile(r.AuthFile, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := r.APIKey("local"); k != "stored-token" {
+		t.Errorf("models.json $VAR through the stored env: %q", k)
+	}
+	if k, _ := r.APIKey("groq"); k != "stored-groq" {
+		t.Errorf("the provider's variable through the stored env: %q", k)
+	}
+	if k, _ := r.APIKey("openai"); k != "" {
+		t.Errorf("another provider sees nothing: %q", k)
 	}
 }
