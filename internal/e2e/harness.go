@@ -39,7 +39,7 @@ func Binary(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		dir, err := os.MkdirTemp("", "atomic-e2e-bin-")
+		dir, err := buildDir("atomic-e2e-bin-")
 		if err != nil {
 			buildErr = err
 			return

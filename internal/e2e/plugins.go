@@ -28,7 +28,7 @@ func BuildPlugin(t testing.TB, pkg string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "atomic-e2e-plugin-")
+	dir, err := buildDir("atomic-e2e-plugin-")
 	if err != nil {
 		t.Fatal(err)
 	}
