@@ -55,6 +55,10 @@ type Config struct {
 	// made that many and asks for another turn after its tool calls, the
 	// run ends with agent_end's TurnLimitReached. 0 means no limit.
 	MaxTurnRequests int
+	// BlockImages keeps images out of requests (images.blockImages):
+	// each image of a user or tool result message goes as a line of text
+	// saying image reading is disabled.
+	BlockImages bool
 
 	// TransformContext may replace the agent messages for one provider
 	// call (the context hook); the change is never persisted.
@@ -237,7 +241,7 @@ func (r *run) stream(ctx context.Context) llm.Message {
 		system, specs, msgs = r.transformWithSystem(ctx, system, specs, msgs)
 	}
 	req := &llm.Request{
-		Model: cfg.Model, SystemPrompt: system, Messages: llm.ToProviderMessages(msgs), Tools: specs,
+		Model: cfg.Model, SystemPrompt: system, Messages: providerMessages(cfg, msgs), Tools: specs,
 		ThinkingLevel: level, APIKey: cfg.APIKey, Headers: cfg.Headers, SessionID: cfg.SessionID,
 	}
 	if cfg.ProviderHooks != nil {
@@ -531,4 +535,15 @@ func (tr *toolRun) execute(ctx context.Context, cfg *Config, mu *sync.Mutex) {
 		return
 	}
 	tr.result = res
+}
+
+// providerMessages is the transcript a request carries: the agent
+// messages as a provider understands them, images replaced by a line of
+// text when cfg.BlockImages is set.
+func providerMessages(cfg *Config, msgs []llm.Message) []llm.Message {
+	out := llm.ToProviderMessages(msgs)
+	if cfg.BlockImages {
+		out = llm.WithoutImages(out)
+	}
+	return out
 }

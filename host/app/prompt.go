@@ -436,6 +436,7 @@ func (rt *Runtime) agentConfig() *agent.Config {
 		Tools: rt.tools, Cwd: rt.Cwd(), Env: rt.toolEnv(), Shell: rt.shell(),
 		Emit:            rt.agentEvent,
 		MaxTurnRequests: max(rt.settings.MaxTurnRequests, 0),
+		BlockImages:     rt.settings.Images.BlockImages,
 		Files:           files, Runner: runner,
 		Steering: func() []llm.Message { return rt.dequeue(true) },
 		FollowUp: func() []llm.Message { return rt.dequeue(false) },

@@ -36,6 +36,13 @@ type CompactionSettings struct {
 	Query            string  `mapstructure:"query"`
 }
 
+// ImageSettings are pi 1.6's image settings atomic acts on.
+type ImageSettings struct {
+	// BlockImages keeps images from reaching models: each image of a
+	// user or tool result message is sent as a line of text saying so.
+	BlockImages bool `mapstructure:"blockImages"`
+}
+
 // TimeoutSettings are deadlines in milliseconds (0: none).
 type TimeoutSettings struct {
 	// Tool bounds one call of a tool the agent does not implement itself
@@ -78,6 +85,7 @@ type Settings struct {
 	EnabledModels       []string        `mapstructure:"enabledModels"`
 	DefaultProjectTrust string          `mapstructure:"defaultProjectTrust"`
 	Timeouts            TimeoutSettings `mapstructure:"timeouts"`
+	Images              ImageSettings   `mapstructure:"images"`
 	// ExtensionRuntime chooses the runtime of script extensions: "auto"
 	// (goja when it provides everything the extension imports, else
 	// Node), "goja" or "node". An extension's settings entry may choose

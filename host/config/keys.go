@@ -46,7 +46,7 @@ var PiUnsupported = map[string]string{
 	"autocompleteMaxVisible":      "a setting of pi's terminal UI",
 	"showHardwareCursor":          "a setting of pi's terminal UI",
 	"terminal":                    "a setting of pi's terminal UI",
-	"images":                      "images are sent as given (no resizing or blocking)",
+	"images.autoResize":           "images are sent at their own size (no resizing)",
 	"markdown":                    "a setting of pi's terminal UI",
 	"transport":                   "providers are reached over HTTP streaming only",
 	"httpProxy":                   "set HTTPS_PROXY in the environment instead",

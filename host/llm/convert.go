@@ -42,6 +42,45 @@ func CompactionSummaryText(summary string) string {
 	return "The conversation history before this point was compacted into the following summary:\n\n<summary>\n" + summary + "\n</summary>"
 }
 
+// ImagesDisabledText stands for an image the settings keep from the model
+// (images.blockImages), in pi 1.6's words.
+const ImagesDisabledText = "Image reading is disabled."
+
+// WithoutImages returns msgs with every image of a user or tool result
+// message replaced by ImagesDisabledText (consecutive ones by one), as
+// pi 1.6 does with images.blockImages. msgs is not changed.
+func WithoutImages(msgs []Message) []Message {
+	var out []Message
+	for i, m := range msgs {
+		if m.Role != RoleUser && m.Role != RoleToolResult || len(m.Content.Images()) == 0 {
+			if out != nil {
+				out = append(out, m)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]Message, 0, len(msgs)), msgs[:i]...)
+		}
+		blocks := make([]ContentBlock, 0, len(m.Content.Blocks))
+		for _, b := range m.Content.Blocks {
+			if b.Type == BlockImage {
+				b = Text(ImagesDisabledText)
+			}
+			if n := len(blocks); n > 0 && b.Type == BlockText && b.Text == ImagesDisabledText &&
+				blocks[n-1].Type == BlockText && blocks[n-1].Text == ImagesDisabledText {
+				continue
+			}
+			blocks = append(blocks, b)
+		}
+		m.Content = Content{Blocks: blocks}
+		out = append(out, m)
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
 // ToProviderMessages converts agent messages to the user, assistant and
 // toolResult messages a provider understands: shell executions, custom
 // messages and branch summaries become user messages; messages excluded from

@@ -108,3 +108,37 @@ func TestToProviderMessagesConvertsAgentMessages(t *testing.T) {
 		t.Fatalf("input changed: %+v", in[4])
 	}
 }
+
+func TestWithoutImages(t *testing.T) {
+	img := Image("AA==", "image/png")
+	msgs := []Message{
+		{Role: RoleUser, Content: Content{Blocks: []ContentBlock{Text("look"), img, img, Text("and"), img}}},
+		{Role: RoleAssistant, Content: Content{Blocks: []ContentBlock{Text("ok")}}},
+		{Role: RoleToolResult, ToolCallID: "c", Content: Content{Blocks: []ContentBlock{img}}},
+	}
+	got := WithoutImages(msgs)
+	texts := func(m Message) []string {
+		var out []string
+		for _, b := range m.Content.Blocks {
+			if b.Type != BlockText {
+				out = append(out, "<"+b.Type+">")
+				continue
+			}
+			out = append(out, b.Text)
+		}
+		return out
+	}
+	want := [][]string{{"look", ImagesDisabledText, "and", ImagesDisabledText}, {"ok"}, {ImagesDisabledText}}
+	for i := range want {
+		if g := texts(got[i]); strings.Join(g, "|") != strings.Join(want[i], "|") {
+			t.Errorf("message %d: %q, want %q", i, g, want[i])
+		}
+	}
+	if len(msgs[0].Content.Images()) != 3 {
+		t.Errorf("the input was changed")
+	}
+	plain := []Message{{Role: RoleUser, Content: TextContent("hi")}}
+	if out := WithoutImages(plain); &out[0] != &plain[0] {
+		t.Errorf("a transcript without images is copied")
+	}
+}
