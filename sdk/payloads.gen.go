@@ -265,9 +265,16 @@ type MessageUpdateEvent struct {
 	Message *Message `json:"message,omitempty"`
 }
 
-// ContextEvent: the messages about to be sent to the model (context), or
-// the whole request with a leading system message (context_with_system).
+// ContextEvent: the messages about to be sent to the model.
 type ContextEvent struct {
+	Messages []Message `json:"messages"`
+}
+
+// ContextWithSystemEvent: the whole request, a system message first
+// ({role: "system", content: the prompt, timestamp, toolsAdded: the tool
+// declarations}; later ones may have sections and toolsRemoved), then the
+// messages.
+type ContextWithSystemEvent struct {
 	Messages []Message `json:"messages"`
 }
 

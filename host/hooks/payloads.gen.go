@@ -259,10 +259,17 @@ type MessageUpdateEvent struct {
 	Message *llm.Message `json:"message,omitempty"`
 }
 
-// ContextEvent: the messages about to be sent to the model (context), or
-// the whole request with a leading system message (context_with_system).
+// ContextEvent: the messages about to be sent to the model.
 type ContextEvent struct {
 	Messages []llm.Message `json:"messages"`
+}
+
+// ContextWithSystemEvent: the whole request, a system message first
+// ({role: "system", content: the prompt, timestamp, toolsAdded: the tool
+// declarations}; later ones may have sections and toolsRemoved), then the
+// messages.
+type ContextWithSystemEvent struct {
+	Messages any `json:"messages"`
 }
 
 // ContextResult replaces the messages for this one model call.
@@ -466,7 +473,7 @@ var PayloadTypes = map[string]string{
 	"before_provider_headers": "BeforeProviderHeadersEvent",
 	"before_provider_request": "BeforeProviderRequestEvent",
 	"context":                 "ContextEvent",
-	"context_with_system":     "ContextEvent",
+	"context_with_system":     "ContextWithSystemEvent",
 	"input":                   "InputEvent",
 	"mcp_servers_change":      "McpServersChangeEvent",
 	"message_end":             "MessageEvent",

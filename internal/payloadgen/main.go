@@ -95,11 +95,12 @@ var targets = []target{
 		rename:    map[string]string{"ContentBlock": "Block"},
 		constants: true,
 		payloadShapes: map[string]string{
-			"AgentMessage":   "Message",
-			"Model":          "Model",
-			"MessageContent": "any",
-			"Headers":        "map[string]*string",
-			"Arguments":      "map[string]any",
+			"AgentMessage":           "Message",
+			"SystemAndAgentMessages": "Message",
+			"Model":                  "Model",
+			"MessageContent":         "any",
+			"Headers":                "map[string]*string",
+			"Arguments":              "map[string]any",
 		},
 		resultShapes: map[string]string{
 			"AgentMessage": "Message",

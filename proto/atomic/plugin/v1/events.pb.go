@@ -2349,8 +2349,7 @@ func (x *MessageUpdateEvent) GetMessage() *structpb.Struct {
 	return nil
 }
 
-// ContextEvent: the messages about to be sent to the model (context), or
-// the whole request with a leading system message (context_with_system).
+// ContextEvent: the messages about to be sent to the model.
 type ContextEvent struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
@@ -2403,6 +2402,62 @@ func (x *ContextEvent) GetMessages() []*structpb.Struct {
 	return nil
 }
 
+// ContextWithSystemEvent: the whole request, a system message first
+// ({role: "system", content: the prompt, timestamp, toolsAdded: the tool
+// declarations}; later ones may have sections and toolsRemoved), then the
+// messages.
+type ContextWithSystemEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Messages      []*structpb.Struct     `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ContextWithSystemEvent) Reset() {
+	*x = ContextWithSystemEvent{}
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ContextWithSystemEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ContextWithSystemEvent) ProtoMessage() {}
+
+func (x *ContextWithSystemEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ContextWithSystemEvent.ProtoReflect.Descriptor instead.
+func (*ContextWithSystemEvent) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *ContextWithSystemEvent) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ContextWithSystemEvent) GetMessages() []*structpb.Struct {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
 // ContextResult replaces the messages for this one model call.
 type ContextResult struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2413,7 +2468,7 @@ type ContextResult struct {
 
 func (x *ContextResult) Reset() {
 	*x = ContextResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[35]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2425,7 +2480,7 @@ func (x *ContextResult) String() string {
 func (*ContextResult) ProtoMessage() {}
 
 func (x *ContextResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[35]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2438,7 +2493,7 @@ func (x *ContextResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextResult.ProtoReflect.Descriptor instead.
 func (*ContextResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{35}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ContextResult) GetMessages() []*structpb.Struct {
@@ -2462,7 +2517,7 @@ type ToolCallEvent struct {
 
 func (x *ToolCallEvent) Reset() {
 	*x = ToolCallEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[36]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2474,7 +2529,7 @@ func (x *ToolCallEvent) String() string {
 func (*ToolCallEvent) ProtoMessage() {}
 
 func (x *ToolCallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[36]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2487,7 +2542,7 @@ func (x *ToolCallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallEvent.ProtoReflect.Descriptor instead.
 func (*ToolCallEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{36}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ToolCallEvent) GetType() string {
@@ -2540,7 +2595,7 @@ type ToolCallResult struct {
 
 func (x *ToolCallResult) Reset() {
 	*x = ToolCallResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[37]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2552,7 +2607,7 @@ func (x *ToolCallResult) String() string {
 func (*ToolCallResult) ProtoMessage() {}
 
 func (x *ToolCallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[37]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2565,7 +2620,7 @@ func (x *ToolCallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallResult.ProtoReflect.Descriptor instead.
 func (*ToolCallResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{37}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ToolCallResult) GetBlock() bool {
@@ -2612,7 +2667,7 @@ type ToolResultEvent struct {
 
 func (x *ToolResultEvent) Reset() {
 	*x = ToolResultEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[38]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2624,7 +2679,7 @@ func (x *ToolResultEvent) String() string {
 func (*ToolResultEvent) ProtoMessage() {}
 
 func (x *ToolResultEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[38]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2637,7 +2692,7 @@ func (x *ToolResultEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResultEvent.ProtoReflect.Descriptor instead.
 func (*ToolResultEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{38}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ToolResultEvent) GetType() string {
@@ -2701,7 +2756,7 @@ type ToolResultPatch struct {
 
 func (x *ToolResultPatch) Reset() {
 	*x = ToolResultPatch{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[39]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2713,7 +2768,7 @@ func (x *ToolResultPatch) String() string {
 func (*ToolResultPatch) ProtoMessage() {}
 
 func (x *ToolResultPatch) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[39]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2726,7 +2781,7 @@ func (x *ToolResultPatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResultPatch.ProtoReflect.Descriptor instead.
 func (*ToolResultPatch) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{39}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ToolResultPatch) GetContent() []*ContentBlock {
@@ -2764,7 +2819,7 @@ type ToolExecutionStartEvent struct {
 
 func (x *ToolExecutionStartEvent) Reset() {
 	*x = ToolExecutionStartEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[40]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2776,7 +2831,7 @@ func (x *ToolExecutionStartEvent) String() string {
 func (*ToolExecutionStartEvent) ProtoMessage() {}
 
 func (x *ToolExecutionStartEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[40]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2789,7 +2844,7 @@ func (x *ToolExecutionStartEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionStartEvent.ProtoReflect.Descriptor instead.
 func (*ToolExecutionStartEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{40}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ToolExecutionStartEvent) GetType() string {
@@ -2842,7 +2897,7 @@ type ToolExecutionUpdateEvent struct {
 
 func (x *ToolExecutionUpdateEvent) Reset() {
 	*x = ToolExecutionUpdateEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[41]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2854,7 +2909,7 @@ func (x *ToolExecutionUpdateEvent) String() string {
 func (*ToolExecutionUpdateEvent) ProtoMessage() {}
 
 func (x *ToolExecutionUpdateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[41]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2867,7 +2922,7 @@ func (x *ToolExecutionUpdateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionUpdateEvent.ProtoReflect.Descriptor instead.
 func (*ToolExecutionUpdateEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{41}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ToolExecutionUpdateEvent) GetType() string {
@@ -2929,7 +2984,7 @@ type ToolExecutionEndEvent struct {
 
 func (x *ToolExecutionEndEvent) Reset() {
 	*x = ToolExecutionEndEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[42]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2941,7 +2996,7 @@ func (x *ToolExecutionEndEvent) String() string {
 func (*ToolExecutionEndEvent) ProtoMessage() {}
 
 func (x *ToolExecutionEndEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[42]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2954,7 +3009,7 @@ func (x *ToolExecutionEndEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionEndEvent.ProtoReflect.Descriptor instead.
 func (*ToolExecutionEndEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{42}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ToolExecutionEndEvent) GetType() string {
@@ -3019,7 +3074,7 @@ type UserBashEvent struct {
 
 func (x *UserBashEvent) Reset() {
 	*x = UserBashEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[43]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3031,7 +3086,7 @@ func (x *UserBashEvent) String() string {
 func (*UserBashEvent) ProtoMessage() {}
 
 func (x *UserBashEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[43]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3044,7 +3099,7 @@ func (x *UserBashEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserBashEvent.ProtoReflect.Descriptor instead.
 func (*UserBashEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{43}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *UserBashEvent) GetType() string {
@@ -3089,7 +3144,7 @@ type BashResult struct {
 
 func (x *BashResult) Reset() {
 	*x = BashResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[44]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3101,7 +3156,7 @@ func (x *BashResult) String() string {
 func (*BashResult) ProtoMessage() {}
 
 func (x *BashResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[44]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3114,7 +3169,7 @@ func (x *BashResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BashResult.ProtoReflect.Descriptor instead.
 func (*BashResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{44}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BashResult) GetOutput() string {
@@ -3162,7 +3217,7 @@ type UserBashResult struct {
 
 func (x *UserBashResult) Reset() {
 	*x = UserBashResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[45]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3174,7 +3229,7 @@ func (x *UserBashResult) String() string {
 func (*UserBashResult) ProtoMessage() {}
 
 func (x *UserBashResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[45]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3187,7 +3242,7 @@ func (x *UserBashResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserBashResult.ProtoReflect.Descriptor instead.
 func (*UserBashResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{45}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *UserBashResult) GetResult() *BashResult {
@@ -3211,7 +3266,7 @@ type ModelSelectEvent struct {
 
 func (x *ModelSelectEvent) Reset() {
 	*x = ModelSelectEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[46]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3223,7 +3278,7 @@ func (x *ModelSelectEvent) String() string {
 func (*ModelSelectEvent) ProtoMessage() {}
 
 func (x *ModelSelectEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[46]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3236,7 +3291,7 @@ func (x *ModelSelectEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelSelectEvent.ProtoReflect.Descriptor instead.
 func (*ModelSelectEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{46}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ModelSelectEvent) GetType() string {
@@ -3279,7 +3334,7 @@ type ThinkingLevelSelectEvent struct {
 
 func (x *ThinkingLevelSelectEvent) Reset() {
 	*x = ThinkingLevelSelectEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[47]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3291,7 +3346,7 @@ func (x *ThinkingLevelSelectEvent) String() string {
 func (*ThinkingLevelSelectEvent) ProtoMessage() {}
 
 func (x *ThinkingLevelSelectEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[47]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3304,7 +3359,7 @@ func (x *ThinkingLevelSelectEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ThinkingLevelSelectEvent.ProtoReflect.Descriptor instead.
 func (*ThinkingLevelSelectEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{47}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ThinkingLevelSelectEvent) GetType() string {
@@ -3341,7 +3396,7 @@ type ResourcesDiscoverEvent struct {
 
 func (x *ResourcesDiscoverEvent) Reset() {
 	*x = ResourcesDiscoverEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[48]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3353,7 +3408,7 @@ func (x *ResourcesDiscoverEvent) String() string {
 func (*ResourcesDiscoverEvent) ProtoMessage() {}
 
 func (x *ResourcesDiscoverEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[48]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3366,7 +3421,7 @@ func (x *ResourcesDiscoverEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesDiscoverEvent.ProtoReflect.Descriptor instead.
 func (*ResourcesDiscoverEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{48}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ResourcesDiscoverEvent) GetType() string {
@@ -3402,7 +3457,7 @@ type ResourcesDiscoverResult struct {
 
 func (x *ResourcesDiscoverResult) Reset() {
 	*x = ResourcesDiscoverResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[49]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3414,7 +3469,7 @@ func (x *ResourcesDiscoverResult) String() string {
 func (*ResourcesDiscoverResult) ProtoMessage() {}
 
 func (x *ResourcesDiscoverResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[49]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3427,7 +3482,7 @@ func (x *ResourcesDiscoverResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesDiscoverResult.ProtoReflect.Descriptor instead.
 func (*ResourcesDiscoverResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{49}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ResourcesDiscoverResult) GetSkillPaths() []string {
@@ -3466,7 +3521,7 @@ type UIPromptEvent struct {
 
 func (x *UIPromptEvent) Reset() {
 	*x = UIPromptEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[50]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3478,7 +3533,7 @@ func (x *UIPromptEvent) String() string {
 func (*UIPromptEvent) ProtoMessage() {}
 
 func (x *UIPromptEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[50]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3491,7 +3546,7 @@ func (x *UIPromptEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UIPromptEvent.ProtoReflect.Descriptor instead.
 func (*UIPromptEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{50}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *UIPromptEvent) GetType() string {
@@ -3534,7 +3589,7 @@ type McpServersChangeEvent struct {
 
 func (x *McpServersChangeEvent) Reset() {
 	*x = McpServersChangeEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[51]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3546,7 +3601,7 @@ func (x *McpServersChangeEvent) String() string {
 func (*McpServersChangeEvent) ProtoMessage() {}
 
 func (x *McpServersChangeEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[51]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3559,7 +3614,7 @@ func (x *McpServersChangeEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServersChangeEvent.ProtoReflect.Descriptor instead.
 func (*McpServersChangeEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{51}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *McpServersChangeEvent) GetType() string {
@@ -3588,7 +3643,7 @@ type BeforeProviderHeadersEvent struct {
 
 func (x *BeforeProviderHeadersEvent) Reset() {
 	*x = BeforeProviderHeadersEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[52]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3600,7 +3655,7 @@ func (x *BeforeProviderHeadersEvent) String() string {
 func (*BeforeProviderHeadersEvent) ProtoMessage() {}
 
 func (x *BeforeProviderHeadersEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[52]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3613,7 +3668,7 @@ func (x *BeforeProviderHeadersEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeProviderHeadersEvent.ProtoReflect.Descriptor instead.
 func (*BeforeProviderHeadersEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{52}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *BeforeProviderHeadersEvent) GetType() string {
@@ -3640,7 +3695,7 @@ type BeforeProviderHeadersResult struct {
 
 func (x *BeforeProviderHeadersResult) Reset() {
 	*x = BeforeProviderHeadersResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[53]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3652,7 +3707,7 @@ func (x *BeforeProviderHeadersResult) String() string {
 func (*BeforeProviderHeadersResult) ProtoMessage() {}
 
 func (x *BeforeProviderHeadersResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[53]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3665,7 +3720,7 @@ func (x *BeforeProviderHeadersResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeProviderHeadersResult.ProtoReflect.Descriptor instead.
 func (*BeforeProviderHeadersResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{53}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *BeforeProviderHeadersResult) GetHeaders() *structpb.Struct {
@@ -3686,7 +3741,7 @@ type BeforeProviderRequestEvent struct {
 
 func (x *BeforeProviderRequestEvent) Reset() {
 	*x = BeforeProviderRequestEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[54]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3698,7 +3753,7 @@ func (x *BeforeProviderRequestEvent) String() string {
 func (*BeforeProviderRequestEvent) ProtoMessage() {}
 
 func (x *BeforeProviderRequestEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[54]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3711,7 +3766,7 @@ func (x *BeforeProviderRequestEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeProviderRequestEvent.ProtoReflect.Descriptor instead.
 func (*BeforeProviderRequestEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{54}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *BeforeProviderRequestEvent) GetType() string {
@@ -3738,7 +3793,7 @@ type BeforeProviderRequestResult struct {
 
 func (x *BeforeProviderRequestResult) Reset() {
 	*x = BeforeProviderRequestResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[55]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3750,7 +3805,7 @@ func (x *BeforeProviderRequestResult) String() string {
 func (*BeforeProviderRequestResult) ProtoMessage() {}
 
 func (x *BeforeProviderRequestResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[55]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3763,7 +3818,7 @@ func (x *BeforeProviderRequestResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeProviderRequestResult.ProtoReflect.Descriptor instead.
 func (*BeforeProviderRequestResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{55}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *BeforeProviderRequestResult) GetPayload() *structpb.Value {
@@ -3785,7 +3840,7 @@ type AfterProviderResponseEvent struct {
 
 func (x *AfterProviderResponseEvent) Reset() {
 	*x = AfterProviderResponseEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[56]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3797,7 +3852,7 @@ func (x *AfterProviderResponseEvent) String() string {
 func (*AfterProviderResponseEvent) ProtoMessage() {}
 
 func (x *AfterProviderResponseEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[56]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3810,7 +3865,7 @@ func (x *AfterProviderResponseEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AfterProviderResponseEvent.ProtoReflect.Descriptor instead.
 func (*AfterProviderResponseEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{56}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *AfterProviderResponseEvent) GetType() string {
@@ -3848,7 +3903,7 @@ type ProviderStreamEventPayload struct {
 
 func (x *ProviderStreamEventPayload) Reset() {
 	*x = ProviderStreamEventPayload{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[57]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3860,7 +3915,7 @@ func (x *ProviderStreamEventPayload) String() string {
 func (*ProviderStreamEventPayload) ProtoMessage() {}
 
 func (x *ProviderStreamEventPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[57]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3873,7 +3928,7 @@ func (x *ProviderStreamEventPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderStreamEventPayload.ProtoReflect.Descriptor instead.
 func (*ProviderStreamEventPayload) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{57}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ProviderStreamEventPayload) GetType() string {
@@ -3926,7 +3981,7 @@ type VirtualModelRouteEvent struct {
 
 func (x *VirtualModelRouteEvent) Reset() {
 	*x = VirtualModelRouteEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[58]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3938,7 +3993,7 @@ func (x *VirtualModelRouteEvent) String() string {
 func (*VirtualModelRouteEvent) ProtoMessage() {}
 
 func (x *VirtualModelRouteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[58]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3951,7 +4006,7 @@ func (x *VirtualModelRouteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VirtualModelRouteEvent.ProtoReflect.Descriptor instead.
 func (*VirtualModelRouteEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{58}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *VirtualModelRouteEvent) GetType() string {
@@ -3993,7 +4048,7 @@ type ModelRef struct {
 
 func (x *ModelRef) Reset() {
 	*x = ModelRef{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[59]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4005,7 +4060,7 @@ func (x *ModelRef) String() string {
 func (*ModelRef) ProtoMessage() {}
 
 func (x *ModelRef) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[59]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4018,7 +4073,7 @@ func (x *ModelRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelRef.ProtoReflect.Descriptor instead.
 func (*ModelRef) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{59}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ModelRef) GetProvider() string {
@@ -4048,7 +4103,7 @@ type VirtualModelRouteResult struct {
 
 func (x *VirtualModelRouteResult) Reset() {
 	*x = VirtualModelRouteResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[60]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4060,7 +4115,7 @@ func (x *VirtualModelRouteResult) String() string {
 func (*VirtualModelRouteResult) ProtoMessage() {}
 
 func (x *VirtualModelRouteResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[60]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4073,7 +4128,7 @@ func (x *VirtualModelRouteResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VirtualModelRouteResult.ProtoReflect.Descriptor instead.
 func (*VirtualModelRouteResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{60}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *VirtualModelRouteResult) GetModel() *ModelRef {
@@ -4172,9 +4227,10 @@ var (
 var (
 	// What a free-form field (Struct, Value) holds: "AgentMessage" (a
 	// message of the session, any role), "Model", "SessionEntry",
-	// "MessageContent" (a string or content blocks), "Arguments" (a tool
-	// call's arguments), "Headers" (string values, null for a deleted
-	// header).
+	// "SystemAndAgentMessages" (an agent message or a system message of
+	// context_with_system), "MessageContent" (a string or content blocks),
+	// "Arguments" (a tool call's arguments), "Headers" (string values, null
+	// for a deleted header).
 	//
 	// optional string shape = 51011;
 	E_Shape = &file_atomic_plugin_v1_events_proto_extTypes[2]
@@ -4434,10 +4490,13 @@ const file_atomic_plugin_v1_events_proto_rawDesc = "" +
 	"\amessage\x18\x05 \x01(\v2\x17.google.protobuf.StructB\x10\x9a\xf4\x18\fAgentMessageH\x01R\amessage\x88\x01\x01:\x12\xca\xf3\x18\x0emessage_updateB\v\n" +
 	"\t_end_turnB\n" +
 	"\n" +
-	"\b_message\"\x8d\x01\n" +
+	"\b_message\"v\n" +
 	"\fContextEvent\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12E\n" +
-	"\bmessages\x18\x02 \x03(\v2\x17.google.protobuf.StructB\x10\x9a\xf4\x18\fAgentMessageR\bmessages:\"\xca\xf3\x18\acontext\xca\xf3\x18\x13context_with_system\"z\n" +
+	"\bmessages\x18\x02 \x03(\v2\x17.google.protobuf.StructB\x10\x9a\xf4\x18\fAgentMessageR\bmessages:\v\xca\xf3\x18\acontext\"\x96\x01\n" +
+	"\x16ContextWithSystemEvent\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12O\n" +
+	"\bmessages\x18\x02 \x03(\v2\x17.google.protobuf.StructB\x1a\x9a\xf4\x18\x16SystemAndAgentMessagesR\bmessages:\x17\xca\xf3\x18\x13context_with_system\"z\n" +
 	"\rContextResult\x12E\n" +
 	"\bmessages\x18\x01 \x03(\v2\x17.google.protobuf.StructB\x10\x9a\xf4\x18\fAgentMessageR\bmessages:\"\xd2\xf3\x18\acontext\xd2\xf3\x18\x13context_with_system\"\xfb\x01\n" +
 	"\rToolCallEvent\x12\x12\n" +
@@ -4606,7 +4665,7 @@ func file_atomic_plugin_v1_events_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_events_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
+var file_atomic_plugin_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
 var file_atomic_plugin_v1_events_proto_goTypes = []any{
 	(*ContentBlock)(nil),                // 0: atomic.plugin.v1.ContentBlock
 	(*CustomMessage)(nil),               // 1: atomic.plugin.v1.CustomMessage
@@ -4643,113 +4702,115 @@ var file_atomic_plugin_v1_events_proto_goTypes = []any{
 	(*MessageEndResult)(nil),            // 32: atomic.plugin.v1.MessageEndResult
 	(*MessageUpdateEvent)(nil),          // 33: atomic.plugin.v1.MessageUpdateEvent
 	(*ContextEvent)(nil),                // 34: atomic.plugin.v1.ContextEvent
-	(*ContextResult)(nil),               // 35: atomic.plugin.v1.ContextResult
-	(*ToolCallEvent)(nil),               // 36: atomic.plugin.v1.ToolCallEvent
-	(*ToolCallResult)(nil),              // 37: atomic.plugin.v1.ToolCallResult
-	(*ToolResultEvent)(nil),             // 38: atomic.plugin.v1.ToolResultEvent
-	(*ToolResultPatch)(nil),             // 39: atomic.plugin.v1.ToolResultPatch
-	(*ToolExecutionStartEvent)(nil),     // 40: atomic.plugin.v1.ToolExecutionStartEvent
-	(*ToolExecutionUpdateEvent)(nil),    // 41: atomic.plugin.v1.ToolExecutionUpdateEvent
-	(*ToolExecutionEndEvent)(nil),       // 42: atomic.plugin.v1.ToolExecutionEndEvent
-	(*UserBashEvent)(nil),               // 43: atomic.plugin.v1.UserBashEvent
-	(*BashResult)(nil),                  // 44: atomic.plugin.v1.BashResult
-	(*UserBashResult)(nil),              // 45: atomic.plugin.v1.UserBashResult
-	(*ModelSelectEvent)(nil),            // 46: atomic.plugin.v1.ModelSelectEvent
-	(*ThinkingLevelSelectEvent)(nil),    // 47: atomic.plugin.v1.ThinkingLevelSelectEvent
-	(*ResourcesDiscoverEvent)(nil),      // 48: atomic.plugin.v1.ResourcesDiscoverEvent
-	(*ResourcesDiscoverResult)(nil),     // 49: atomic.plugin.v1.ResourcesDiscoverResult
-	(*UIPromptEvent)(nil),               // 50: atomic.plugin.v1.UIPromptEvent
-	(*McpServersChangeEvent)(nil),       // 51: atomic.plugin.v1.McpServersChangeEvent
-	(*BeforeProviderHeadersEvent)(nil),  // 52: atomic.plugin.v1.BeforeProviderHeadersEvent
-	(*BeforeProviderHeadersResult)(nil), // 53: atomic.plugin.v1.BeforeProviderHeadersResult
-	(*BeforeProviderRequestEvent)(nil),  // 54: atomic.plugin.v1.BeforeProviderRequestEvent
-	(*BeforeProviderRequestResult)(nil), // 55: atomic.plugin.v1.BeforeProviderRequestResult
-	(*AfterProviderResponseEvent)(nil),  // 56: atomic.plugin.v1.AfterProviderResponseEvent
-	(*ProviderStreamEventPayload)(nil),  // 57: atomic.plugin.v1.ProviderStreamEventPayload
-	(*VirtualModelRouteEvent)(nil),      // 58: atomic.plugin.v1.VirtualModelRouteEvent
-	(*ModelRef)(nil),                    // 59: atomic.plugin.v1.ModelRef
-	(*VirtualModelRouteResult)(nil),     // 60: atomic.plugin.v1.VirtualModelRouteResult
-	nil,                                 // 61: atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
-	(*structpb.Value)(nil),              // 62: google.protobuf.Value
-	(*structpb.Struct)(nil),             // 63: google.protobuf.Struct
-	(*descriptorpb.MessageOptions)(nil), // 64: google.protobuf.MessageOptions
-	(*descriptorpb.FieldOptions)(nil),   // 65: google.protobuf.FieldOptions
+	(*ContextWithSystemEvent)(nil),      // 35: atomic.plugin.v1.ContextWithSystemEvent
+	(*ContextResult)(nil),               // 36: atomic.plugin.v1.ContextResult
+	(*ToolCallEvent)(nil),               // 37: atomic.plugin.v1.ToolCallEvent
+	(*ToolCallResult)(nil),              // 38: atomic.plugin.v1.ToolCallResult
+	(*ToolResultEvent)(nil),             // 39: atomic.plugin.v1.ToolResultEvent
+	(*ToolResultPatch)(nil),             // 40: atomic.plugin.v1.ToolResultPatch
+	(*ToolExecutionStartEvent)(nil),     // 41: atomic.plugin.v1.ToolExecutionStartEvent
+	(*ToolExecutionUpdateEvent)(nil),    // 42: atomic.plugin.v1.ToolExecutionUpdateEvent
+	(*ToolExecutionEndEvent)(nil),       // 43: atomic.plugin.v1.ToolExecutionEndEvent
+	(*UserBashEvent)(nil),               // 44: atomic.plugin.v1.UserBashEvent
+	(*BashResult)(nil),                  // 45: atomic.plugin.v1.BashResult
+	(*UserBashResult)(nil),              // 46: atomic.plugin.v1.UserBashResult
+	(*ModelSelectEvent)(nil),            // 47: atomic.plugin.v1.ModelSelectEvent
+	(*ThinkingLevelSelectEvent)(nil),    // 48: atomic.plugin.v1.ThinkingLevelSelectEvent
+	(*ResourcesDiscoverEvent)(nil),      // 49: atomic.plugin.v1.ResourcesDiscoverEvent
+	(*ResourcesDiscoverResult)(nil),     // 50: atomic.plugin.v1.ResourcesDiscoverResult
+	(*UIPromptEvent)(nil),               // 51: atomic.plugin.v1.UIPromptEvent
+	(*McpServersChangeEvent)(nil),       // 52: atomic.plugin.v1.McpServersChangeEvent
+	(*BeforeProviderHeadersEvent)(nil),  // 53: atomic.plugin.v1.BeforeProviderHeadersEvent
+	(*BeforeProviderHeadersResult)(nil), // 54: atomic.plugin.v1.BeforeProviderHeadersResult
+	(*BeforeProviderRequestEvent)(nil),  // 55: atomic.plugin.v1.BeforeProviderRequestEvent
+	(*BeforeProviderRequestResult)(nil), // 56: atomic.plugin.v1.BeforeProviderRequestResult
+	(*AfterProviderResponseEvent)(nil),  // 57: atomic.plugin.v1.AfterProviderResponseEvent
+	(*ProviderStreamEventPayload)(nil),  // 58: atomic.plugin.v1.ProviderStreamEventPayload
+	(*VirtualModelRouteEvent)(nil),      // 59: atomic.plugin.v1.VirtualModelRouteEvent
+	(*ModelRef)(nil),                    // 60: atomic.plugin.v1.ModelRef
+	(*VirtualModelRouteResult)(nil),     // 61: atomic.plugin.v1.VirtualModelRouteResult
+	nil,                                 // 62: atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
+	(*structpb.Value)(nil),              // 63: google.protobuf.Value
+	(*structpb.Struct)(nil),             // 64: google.protobuf.Struct
+	(*descriptorpb.MessageOptions)(nil), // 65: google.protobuf.MessageOptions
+	(*descriptorpb.FieldOptions)(nil),   // 66: google.protobuf.FieldOptions
 }
 var file_atomic_plugin_v1_events_proto_depIdxs = []int32{
-	62, // 0: atomic.plugin.v1.CustomMessage.content:type_name -> google.protobuf.Value
-	62, // 1: atomic.plugin.v1.CustomMessage.details:type_name -> google.protobuf.Value
+	63, // 0: atomic.plugin.v1.CustomMessage.content:type_name -> google.protobuf.Value
+	63, // 1: atomic.plugin.v1.CustomMessage.details:type_name -> google.protobuf.Value
 	0,  // 2: atomic.plugin.v1.ToolOutput.content:type_name -> atomic.plugin.v1.ContentBlock
-	62, // 3: atomic.plugin.v1.ToolOutput.details:type_name -> google.protobuf.Value
-	63, // 4: atomic.plugin.v1.SessionBeforeCompactEvent.preparation:type_name -> google.protobuf.Struct
-	62, // 5: atomic.plugin.v1.CompactionSummary.details:type_name -> google.protobuf.Value
+	63, // 3: atomic.plugin.v1.ToolOutput.details:type_name -> google.protobuf.Value
+	64, // 4: atomic.plugin.v1.SessionBeforeCompactEvent.preparation:type_name -> google.protobuf.Struct
+	63, // 5: atomic.plugin.v1.CompactionSummary.details:type_name -> google.protobuf.Value
 	11, // 6: atomic.plugin.v1.SessionBeforeCompactResult.compaction:type_name -> atomic.plugin.v1.CompactionSummary
-	63, // 7: atomic.plugin.v1.SessionCompactEvent.parameters:type_name -> google.protobuf.Struct
-	63, // 8: atomic.plugin.v1.SessionCompactEvent.result:type_name -> google.protobuf.Struct
-	63, // 9: atomic.plugin.v1.SessionCompactEvent.compaction_entry:type_name -> google.protobuf.Struct
-	63, // 10: atomic.plugin.v1.TreePreparation.entries_to_summarize:type_name -> google.protobuf.Struct
+	64, // 7: atomic.plugin.v1.SessionCompactEvent.parameters:type_name -> google.protobuf.Struct
+	64, // 8: atomic.plugin.v1.SessionCompactEvent.result:type_name -> google.protobuf.Struct
+	64, // 9: atomic.plugin.v1.SessionCompactEvent.compaction_entry:type_name -> google.protobuf.Struct
+	64, // 10: atomic.plugin.v1.TreePreparation.entries_to_summarize:type_name -> google.protobuf.Struct
 	15, // 11: atomic.plugin.v1.SessionBeforeTreeEvent.preparation:type_name -> atomic.plugin.v1.TreePreparation
-	63, // 12: atomic.plugin.v1.TreeSummary.details:type_name -> google.protobuf.Struct
-	62, // 13: atomic.plugin.v1.TreeSummary.usage:type_name -> google.protobuf.Value
+	64, // 12: atomic.plugin.v1.TreeSummary.details:type_name -> google.protobuf.Struct
+	63, // 13: atomic.plugin.v1.TreeSummary.usage:type_name -> google.protobuf.Value
 	17, // 14: atomic.plugin.v1.SessionBeforeTreeResult.summary:type_name -> atomic.plugin.v1.TreeSummary
-	63, // 15: atomic.plugin.v1.SessionTreeEvent.summary_entry:type_name -> google.protobuf.Struct
+	64, // 15: atomic.plugin.v1.SessionTreeEvent.summary_entry:type_name -> google.protobuf.Struct
 	0,  // 16: atomic.plugin.v1.InputEvent.images:type_name -> atomic.plugin.v1.ContentBlock
 	0,  // 17: atomic.plugin.v1.InputResult.images:type_name -> atomic.plugin.v1.ContentBlock
 	0,  // 18: atomic.plugin.v1.BeforeAgentStartEvent.images:type_name -> atomic.plugin.v1.ContentBlock
-	63, // 19: atomic.plugin.v1.BeforeAgentStartEvent.system_prompt_options:type_name -> google.protobuf.Struct
+	64, // 19: atomic.plugin.v1.BeforeAgentStartEvent.system_prompt_options:type_name -> google.protobuf.Struct
 	1,  // 20: atomic.plugin.v1.BeforeAgentStartResult.message:type_name -> atomic.plugin.v1.CustomMessage
 	1,  // 21: atomic.plugin.v1.BeforeAgentStartResult.messages:type_name -> atomic.plugin.v1.CustomMessage
-	63, // 22: atomic.plugin.v1.BeforeAgentStartResult.system_prompt_options:type_name -> google.protobuf.Struct
-	63, // 23: atomic.plugin.v1.AgentEndEvent.messages:type_name -> google.protobuf.Struct
-	63, // 24: atomic.plugin.v1.AgentBeforeSettleEvent.entries:type_name -> google.protobuf.Struct
-	63, // 25: atomic.plugin.v1.AgentBeforeSettleEvent.context:type_name -> google.protobuf.Struct
-	63, // 26: atomic.plugin.v1.BoundaryResult.entries:type_name -> google.protobuf.Struct
-	63, // 27: atomic.plugin.v1.TurnEndEvent.message:type_name -> google.protobuf.Struct
-	63, // 28: atomic.plugin.v1.TurnEndEvent.tool_results:type_name -> google.protobuf.Struct
-	63, // 29: atomic.plugin.v1.TurnEndEvent.entries:type_name -> google.protobuf.Struct
-	63, // 30: atomic.plugin.v1.TurnEndEvent.context:type_name -> google.protobuf.Struct
-	63, // 31: atomic.plugin.v1.MessageEvent.message:type_name -> google.protobuf.Struct
-	63, // 32: atomic.plugin.v1.MessageEndResult.message:type_name -> google.protobuf.Struct
-	63, // 33: atomic.plugin.v1.MessageUpdateEvent.usage:type_name -> google.protobuf.Struct
-	63, // 34: atomic.plugin.v1.MessageUpdateEvent.assistant_message_event:type_name -> google.protobuf.Struct
-	63, // 35: atomic.plugin.v1.MessageUpdateEvent.message:type_name -> google.protobuf.Struct
-	63, // 36: atomic.plugin.v1.ContextEvent.messages:type_name -> google.protobuf.Struct
-	63, // 37: atomic.plugin.v1.ContextResult.messages:type_name -> google.protobuf.Struct
-	63, // 38: atomic.plugin.v1.ToolCallEvent.input:type_name -> google.protobuf.Struct
-	63, // 39: atomic.plugin.v1.ToolCallResult.input:type_name -> google.protobuf.Struct
-	63, // 40: atomic.plugin.v1.ToolResultEvent.input:type_name -> google.protobuf.Struct
-	0,  // 41: atomic.plugin.v1.ToolResultEvent.content:type_name -> atomic.plugin.v1.ContentBlock
-	62, // 42: atomic.plugin.v1.ToolResultEvent.details:type_name -> google.protobuf.Value
-	0,  // 43: atomic.plugin.v1.ToolResultPatch.content:type_name -> atomic.plugin.v1.ContentBlock
-	62, // 44: atomic.plugin.v1.ToolResultPatch.details:type_name -> google.protobuf.Value
-	63, // 45: atomic.plugin.v1.ToolExecutionStartEvent.args:type_name -> google.protobuf.Struct
-	63, // 46: atomic.plugin.v1.ToolExecutionUpdateEvent.args:type_name -> google.protobuf.Struct
-	2,  // 47: atomic.plugin.v1.ToolExecutionUpdateEvent.partial_result:type_name -> atomic.plugin.v1.ToolOutput
-	2,  // 48: atomic.plugin.v1.ToolExecutionEndEvent.result:type_name -> atomic.plugin.v1.ToolOutput
-	44, // 49: atomic.plugin.v1.UserBashResult.result:type_name -> atomic.plugin.v1.BashResult
-	63, // 50: atomic.plugin.v1.ModelSelectEvent.model:type_name -> google.protobuf.Struct
-	63, // 51: atomic.plugin.v1.ModelSelectEvent.previous_model:type_name -> google.protobuf.Struct
-	63, // 52: atomic.plugin.v1.McpServersChangeEvent.servers:type_name -> google.protobuf.Struct
-	63, // 53: atomic.plugin.v1.BeforeProviderHeadersEvent.headers:type_name -> google.protobuf.Struct
-	63, // 54: atomic.plugin.v1.BeforeProviderHeadersResult.headers:type_name -> google.protobuf.Struct
-	62, // 55: atomic.plugin.v1.BeforeProviderRequestEvent.payload:type_name -> google.protobuf.Value
-	62, // 56: atomic.plugin.v1.BeforeProviderRequestResult.payload:type_name -> google.protobuf.Value
-	61, // 57: atomic.plugin.v1.AfterProviderResponseEvent.headers:type_name -> atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
-	62, // 58: atomic.plugin.v1.ProviderStreamEventPayload.data:type_name -> google.protobuf.Value
-	63, // 59: atomic.plugin.v1.VirtualModelRouteEvent.request:type_name -> google.protobuf.Struct
-	59, // 60: atomic.plugin.v1.VirtualModelRouteResult.model:type_name -> atomic.plugin.v1.ModelRef
-	62, // 61: atomic.plugin.v1.VirtualModelRouteResult.state:type_name -> google.protobuf.Value
-	64, // 62: atomic.plugin.v1.event:extendee -> google.protobuf.MessageOptions
-	64, // 63: atomic.plugin.v1.result:extendee -> google.protobuf.MessageOptions
-	65, // 64: atomic.plugin.v1.shape:extendee -> google.protobuf.FieldOptions
-	65, // 65: atomic.plugin.v1.omit_empty:extendee -> google.protobuf.FieldOptions
-	65, // 66: atomic.plugin.v1.nullable:extendee -> google.protobuf.FieldOptions
-	65, // 67: atomic.plugin.v1.truthy:extendee -> google.protobuf.FieldOptions
-	65, // 68: atomic.plugin.v1.presence:extendee -> google.protobuf.FieldOptions
-	69, // [69:69] is the sub-list for method output_type
-	69, // [69:69] is the sub-list for method input_type
-	69, // [69:69] is the sub-list for extension type_name
-	62, // [62:69] is the sub-list for extension extendee
-	0,  // [0:62] is the sub-list for field type_name
+	64, // 22: atomic.plugin.v1.BeforeAgentStartResult.system_prompt_options:type_name -> google.protobuf.Struct
+	64, // 23: atomic.plugin.v1.AgentEndEvent.messages:type_name -> google.protobuf.Struct
+	64, // 24: atomic.plugin.v1.AgentBeforeSettleEvent.entries:type_name -> google.protobuf.Struct
+	64, // 25: atomic.plugin.v1.AgentBeforeSettleEvent.context:type_name -> google.protobuf.Struct
+	64, // 26: atomic.plugin.v1.BoundaryResult.entries:type_name -> google.protobuf.Struct
+	64, // 27: atomic.plugin.v1.TurnEndEvent.message:type_name -> google.protobuf.Struct
+	64, // 28: atomic.plugin.v1.TurnEndEvent.tool_results:type_name -> google.protobuf.Struct
+	64, // 29: atomic.plugin.v1.TurnEndEvent.entries:type_name -> google.protobuf.Struct
+	64, // 30: atomic.plugin.v1.TurnEndEvent.context:type_name -> google.protobuf.Struct
+	64, // 31: atomic.plugin.v1.MessageEvent.message:type_name -> google.protobuf.Struct
+	64, // 32: atomic.plugin.v1.MessageEndResult.message:type_name -> google.protobuf.Struct
+	64, // 33: atomic.plugin.v1.MessageUpdateEvent.usage:type_name -> google.protobuf.Struct
+	64, // 34: atomic.plugin.v1.MessageUpdateEvent.assistant_message_event:type_name -> google.protobuf.Struct
+	64, // 35: atomic.plugin.v1.MessageUpdateEvent.message:type_name -> google.protobuf.Struct
+	64, // 36: atomic.plugin.v1.ContextEvent.messages:type_name -> google.protobuf.Struct
+	64, // 37: atomic.plugin.v1.ContextWithSystemEvent.messages:type_name -> google.protobuf.Struct
+	64, // 38: atomic.plugin.v1.ContextResult.messages:type_name -> google.protobuf.Struct
+	64, // 39: atomic.plugin.v1.ToolCallEvent.input:type_name -> google.protobuf.Struct
+	64, // 40: atomic.plugin.v1.ToolCallResult.input:type_name -> google.protobuf.Struct
+	64, // 41: atomic.plugin.v1.ToolResultEvent.input:type_name -> google.protobuf.Struct
+	0,  // 42: atomic.plugin.v1.ToolResultEvent.content:type_name -> atomic.plugin.v1.ContentBlock
+	63, // 43: atomic.plugin.v1.ToolResultEvent.details:type_name -> google.protobuf.Value
+	0,  // 44: atomic.plugin.v1.ToolResultPatch.content:type_name -> atomic.plugin.v1.ContentBlock
+	63, // 45: atomic.plugin.v1.ToolResultPatch.details:type_name -> google.protobuf.Value
+	64, // 46: atomic.plugin.v1.ToolExecutionStartEvent.args:type_name -> google.protobuf.Struct
+	64, // 47: atomic.plugin.v1.ToolExecutionUpdateEvent.args:type_name -> google.protobuf.Struct
+	2,  // 48: atomic.plugin.v1.ToolExecutionUpdateEvent.partial_result:type_name -> atomic.plugin.v1.ToolOutput
+	2,  // 49: atomic.plugin.v1.ToolExecutionEndEvent.result:type_name -> atomic.plugin.v1.ToolOutput
+	45, // 50: atomic.plugin.v1.UserBashResult.result:type_name -> atomic.plugin.v1.BashResult
+	64, // 51: atomic.plugin.v1.ModelSelectEvent.model:type_name -> google.protobuf.Struct
+	64, // 52: atomic.plugin.v1.ModelSelectEvent.previous_model:type_name -> google.protobuf.Struct
+	64, // 53: atomic.plugin.v1.McpServersChangeEvent.servers:type_name -> google.protobuf.Struct
+	64, // 54: atomic.plugin.v1.BeforeProviderHeadersEvent.headers:type_name -> google.protobuf.Struct
+	64, // 55: atomic.plugin.v1.BeforeProviderHeadersResult.headers:type_name -> google.protobuf.Struct
+	63, // 56: atomic.plugin.v1.BeforeProviderRequestEvent.payload:type_name -> google.protobuf.Value
+	63, // 57: atomic.plugin.v1.BeforeProviderRequestResult.payload:type_name -> google.protobuf.Value
+	62, // 58: atomic.plugin.v1.AfterProviderResponseEvent.headers:type_name -> atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
+	63, // 59: atomic.plugin.v1.ProviderStreamEventPayload.data:type_name -> google.protobuf.Value
+	64, // 60: atomic.plugin.v1.VirtualModelRouteEvent.request:type_name -> google.protobuf.Struct
+	60, // 61: atomic.plugin.v1.VirtualModelRouteResult.model:type_name -> atomic.plugin.v1.ModelRef
+	63, // 62: atomic.plugin.v1.VirtualModelRouteResult.state:type_name -> google.protobuf.Value
+	65, // 63: atomic.plugin.v1.event:extendee -> google.protobuf.MessageOptions
+	65, // 64: atomic.plugin.v1.result:extendee -> google.protobuf.MessageOptions
+	66, // 65: atomic.plugin.v1.shape:extendee -> google.protobuf.FieldOptions
+	66, // 66: atomic.plugin.v1.omit_empty:extendee -> google.protobuf.FieldOptions
+	66, // 67: atomic.plugin.v1.nullable:extendee -> google.protobuf.FieldOptions
+	66, // 68: atomic.plugin.v1.truthy:extendee -> google.protobuf.FieldOptions
+	66, // 69: atomic.plugin.v1.presence:extendee -> google.protobuf.FieldOptions
+	70, // [70:70] is the sub-list for method output_type
+	70, // [70:70] is the sub-list for method input_type
+	70, // [70:70] is the sub-list for extension type_name
+	63, // [63:70] is the sub-list for extension extendee
+	0,  // [0:63] is the sub-list for field type_name
 }
 
 func init() { file_atomic_plugin_v1_events_proto_init() }
@@ -4782,24 +4843,24 @@ func file_atomic_plugin_v1_events_proto_init() {
 	file_atomic_plugin_v1_events_proto_msgTypes[30].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[32].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[33].OneofWrappers = []any{}
-	file_atomic_plugin_v1_events_proto_msgTypes[36].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[37].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[38].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[39].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[40].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[41].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[42].OneofWrappers = []any{}
-	file_atomic_plugin_v1_events_proto_msgTypes[44].OneofWrappers = []any{}
-	file_atomic_plugin_v1_events_proto_msgTypes[46].OneofWrappers = []any{}
-	file_atomic_plugin_v1_events_proto_msgTypes[50].OneofWrappers = []any{}
-	file_atomic_plugin_v1_events_proto_msgTypes[60].OneofWrappers = []any{}
+	file_atomic_plugin_v1_events_proto_msgTypes[43].OneofWrappers = []any{}
+	file_atomic_plugin_v1_events_proto_msgTypes[45].OneofWrappers = []any{}
+	file_atomic_plugin_v1_events_proto_msgTypes[47].OneofWrappers = []any{}
+	file_atomic_plugin_v1_events_proto_msgTypes[51].OneofWrappers = []any{}
+	file_atomic_plugin_v1_events_proto_msgTypes[61].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_events_proto_rawDesc), len(file_atomic_plugin_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   62,
+			NumMessages:   63,
 			NumExtensions: 7,
 			NumServices:   0,
 		},
