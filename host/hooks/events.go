@@ -18,51 +18,10 @@ import (
 	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
-// Event names.
-const (
-	SessionStart          = "session_start"
-	SessionShutdown       = "session_shutdown"
-	SessionInfoChanged    = "session_info_changed"
-	SessionBeforeSwitch   = "session_before_switch"
-	SessionBeforeFork     = "session_before_fork"
-	SessionBeforeCompact  = "session_before_compact"
-	SessionBeforeTree     = "session_before_tree"
-	SessionCompact        = "session_compact"
-	SessionCompactFailed  = "session_compact_failed"
-	SessionTree           = "session_tree"
-	Input                 = "input"
-	BeforeAgentStart      = "before_agent_start"
-	AgentStart            = "agent_start"
-	AgentEnd              = "agent_end"
-	AgentSettled          = "agent_settled"
-	AgentBeforeSettle     = "agent_before_settle"
-	TurnStart             = "turn_start"
-	TurnEnd               = "turn_end"
-	MessageStart          = "message_start"
-	MessageUpdate         = "message_update"
-	MessageEnd            = "message_end"
-	Context               = "context"
-	ContextWithSystem     = "context_with_system"
-	ToolExecutionStart    = "tool_execution_start"
-	ToolCall              = "tool_call"
-	ToolExecutionUpdate   = "tool_execution_update"
-	ToolResult            = "tool_result"
-	ToolExecutionEnd      = "tool_execution_end"
-	ModelSelect           = "model_select"
-	ThinkingLevelSelect   = "thinking_level_select"
-	UserBash              = "user_bash"
-	ResourcesDiscover     = "resources_discover"
-	UIPromptStart         = "ui_prompt_start"
-	BeforeProviderHeaders = "before_provider_headers"
-	BeforeProviderRequest = "before_provider_request"
-	AfterProviderResponse = "after_provider_response"
-	ProviderStreamEvent   = "provider_stream_event"
-	// VirtualModelRoute asks the extension that registered a virtual
-	// model where a request goes (its route()).
-	VirtualModelRoute = "virtual_model_route"
-	UIPromptEnd       = "ui_prompt_end"
-	MCPServersChange  = "mcp_servers_change"
-)
+// The event names (SessionStart, ToolCall, ...) are generated from the
+// schema with the payload types (payloads.gen.go). VirtualModelRoute asks
+// the extension that registered a virtual model where a request goes (its
+// route()).
 
 // Kind is how the bus dispatches an event.
 type Kind int

@@ -462,6 +462,50 @@ type VirtualModelRouteResult struct {
 	State json.RawMessage `json:"state,omitempty"`
 }
 
+// Event names (every event of the schema).
+const (
+	AfterProviderResponse = "after_provider_response"
+	AgentBeforeSettle     = "agent_before_settle"
+	AgentEnd              = "agent_end"
+	AgentSettled          = "agent_settled"
+	AgentStart            = "agent_start"
+	BeforeAgentStart      = "before_agent_start"
+	BeforeProviderHeaders = "before_provider_headers"
+	BeforeProviderRequest = "before_provider_request"
+	Context               = "context"
+	ContextWithSystem     = "context_with_system"
+	Input                 = "input"
+	MCPServersChange      = "mcp_servers_change"
+	MessageEnd            = "message_end"
+	MessageStart          = "message_start"
+	MessageUpdate         = "message_update"
+	ModelSelect           = "model_select"
+	ProviderStreamEvent   = "provider_stream_event"
+	ResourcesDiscover     = "resources_discover"
+	SessionBeforeCompact  = "session_before_compact"
+	SessionBeforeFork     = "session_before_fork"
+	SessionBeforeSwitch   = "session_before_switch"
+	SessionBeforeTree     = "session_before_tree"
+	SessionCompact        = "session_compact"
+	SessionCompactFailed  = "session_compact_failed"
+	SessionInfoChanged    = "session_info_changed"
+	SessionShutdown       = "session_shutdown"
+	SessionStart          = "session_start"
+	SessionTree           = "session_tree"
+	ThinkingLevelSelect   = "thinking_level_select"
+	ToolCall              = "tool_call"
+	ToolExecutionEnd      = "tool_execution_end"
+	ToolExecutionStart    = "tool_execution_start"
+	ToolExecutionUpdate   = "tool_execution_update"
+	ToolResult            = "tool_result"
+	TurnEnd               = "turn_end"
+	TurnStart             = "turn_start"
+	UIPromptEnd           = "ui_prompt_end"
+	UIPromptStart         = "ui_prompt_start"
+	UserBash              = "user_bash"
+	VirtualModelRoute     = "virtual_model_route"
+)
+
 // PayloadTypes names the Go type of each event's payload (the message of events.proto with that event in its `event` option).
 var PayloadTypes = map[string]string{
 	"after_provider_response": "AfterProviderResponseEvent",

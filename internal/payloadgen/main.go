@@ -61,8 +61,9 @@ type target struct {
 	truthy string
 	// tables: write PayloadTypes and ResultTypes (event → Go type).
 	tables bool
-	// constants: write a constant per event name, Event<Name>.
-	constants bool
+	// constants: write a constant per event name, <constPrefix><Name>.
+	constants   bool
+	constPrefix string
 }
 
 var targets = []target{
@@ -85,7 +86,7 @@ var targets = []target{
 		},
 		structType: "any", valueType: "any",
 		resultStructType: "json.RawMessage", resultValueType: "json.RawMessage",
-		truthy: "Truthy", tables: true,
+		truthy: "Truthy", tables: true, constants: true,
 	},
 	{
 		file: "sdk/payloads.gen.go", pkg: "sdk",
@@ -93,7 +94,7 @@ var targets = []target{
 			"ToolOutput": "ToolOutput",
 		},
 		rename:    map[string]string{"ContentBlock": "Block"},
-		constants: true,
+		constants: true, constPrefix: "Event",
 		payloadShapes: map[string]string{
 			"AgentMessage":           "Message",
 			"SystemAndAgentMessages": "Message",
@@ -196,7 +197,7 @@ func (t target) generate(f *protogen.File) ([]byte, error) {
 		sort.Strings(names)
 		used.WriteString("// Event names (every event of the schema).\nconst (\n")
 		for _, name := range names {
-			fmt.Fprintf(&used, "\tEvent%s = %q\n", goField(name), name)
+			fmt.Fprintf(&used, "\t%s%s = %q\n", t.constPrefix, goField(name), name)
 		}
 		used.WriteString(")\n\n")
 	}
