@@ -175,7 +175,9 @@ func (rt *Runtime) beforeSettle(ctx context.Context) bool {
 		outcome = "error"
 	}
 	rt.mu.Unlock()
-	raws, cont := bus.Boundary(ctx, hooks.AgentBeforeSettle, map[string]any{"outcome": outcome}, rt.boundaryPreview)
+	raws, cont := bus.Boundary(ctx, hooks.AgentBeforeSettle, func(entries []json.RawMessage, cont bool) any {
+		return hooks.AgentBeforeSettleEvent{Outcome: outcome, Entries: entries, Continue: cont, Context: rt.boundaryPreview(entries)}
+	})
 	drafts, err := decodeDrafts(sess, raws)
 	if err != nil {
 		rt.reportExtensionError(hooks.ExtensionError{Event: hooks.AgentBeforeSettle, Error: "the proposed entries were not appended: " + err.Error()})
@@ -210,25 +212,29 @@ func (rt *Runtime) turnBoundary(ctx context.Context, assistant llm.Message, resu
 		ctx = context.WithoutCancel(ctx)
 		outcome = "aborted"
 	}
-	base := map[string]any{"turnIndex": idx, "message": assistant, "toolResults": results, "outcome": outcome,
-		"messageEntryId": "", "toolResultEntryIds": []string{}}
+	base := hooks.TurnEndEvent{TurnIndex: idx, Message: assistant, ToolResults: results, Outcome: outcome,
+		ToolResultEntryIDs: []string{}}
 	var resultIDs []string
 	for _, e := range entryIDs {
 		switch e.role {
 		case llm.RoleAssistant:
-			base["messageEntryId"] = e.id
+			base.MessageEntryID = e.id
 			resultIDs = resultIDs[:0]
 		case llm.RoleToolResult:
 			resultIDs = append(resultIDs, e.id)
 		}
 	}
 	if resultIDs != nil {
-		base["toolResultEntryIds"] = resultIDs
+		base.ToolResultEntryIDs = resultIDs
 	}
 	rt.mu.Lock()
 	sess := rt.sess
 	rt.mu.Unlock()
-	raws, cont := bus.Boundary(ctx, hooks.TurnEnd, base, rt.boundaryPreview)
+	raws, cont := bus.Boundary(ctx, hooks.TurnEnd, func(entries []json.RawMessage, cont bool) any {
+		ev := base
+		ev.Entries, ev.Continue, ev.Context = entries, cont, rt.boundaryPreview(entries)
+		return ev
+	})
 	if len(raws) == 0 {
 		return nil, cont && outcome == "completed"
 	}

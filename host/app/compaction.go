@@ -46,12 +46,13 @@ type compactionState struct {
 	afterBackup func() error
 }
 
-// BeforeCompactEvent is what a session_before_compact handler sees.
+// BeforeCompactEvent is what a session_before_compact handler sees (as
+// hooks.SessionBeforeCompactEvent).
 type BeforeCompactEvent struct {
-	Reason             string                  `json:"reason"`
-	Preparation        *compaction.Preparation `json:"preparation"`
-	CustomInstructions string                  `json:"customInstructions,omitempty"`
-	WillRetry          bool                    `json:"willRetry"`
+	Reason             string
+	Preparation        *compaction.Preparation
+	CustomInstructions string
+	WillRetry          bool
 }
 
 // BeforeCompactDecision is a session_before_compact handler's answer: cancel
@@ -64,22 +65,22 @@ type BeforeCompactDecision struct {
 // CompactEvent is what a session_compact handler is told after a
 // compaction was committed.
 type CompactEvent struct {
-	Reason          string                `json:"reason"`
-	Parameters      compaction.Parameters `json:"parameters"`
-	Result          *compaction.Result    `json:"result"`
-	CompactionEntry *session.Entry        `json:"compactionEntry"`
-	FromExtension   bool                  `json:"fromExtension"`
-	WillRetry       bool                  `json:"willRetry"`
+	Reason          string
+	Parameters      compaction.Parameters
+	Result          *compaction.Result
+	CompactionEntry *session.Entry
+	FromExtension   bool
+	WillRetry       bool
 }
 
 // CompactFailedEvent is what a session_compact_failed handler is told
 // when a compaction failed or was cancelled.
 type CompactFailedEvent struct {
-	Reason        string `json:"reason"`
-	ErrorMessage  string `json:"errorMessage,omitempty"` // not for a cancelled one
-	Aborted       bool   `json:"aborted"`
-	WillRetry     bool   `json:"willRetry"`
-	FromExtension bool   `json:"fromExtension"`
+	Reason        string
+	ErrorMessage  string // not for a cancelled one
+	Aborted       bool
+	WillRetry     bool
+	FromExtension bool
 }
 
 // CompactionHooks let the extension host take part in compaction. All are

@@ -177,11 +177,8 @@ func (rt *Runtime) resourcesDiscover(ctx context.Context, reason string) (skills
 	if !rt.ext.bus.Has(hooks.ResourcesDiscover) {
 		return nil, nil
 	}
-	for _, raw := range rt.ext.bus.Call(ctx, hooks.ResourcesDiscover, map[string]any{"cwd": rt.Cwd(), "reason": reason}) {
-		var r struct {
-			SkillPaths  []string `json:"skillPaths"`
-			PromptPaths []string `json:"promptPaths"`
-		}
+	for _, raw := range rt.ext.bus.Call(ctx, hooks.ResourcesDiscover, hooks.ResourcesDiscoverEvent{Cwd: rt.Cwd(), Reason: reason}) {
+		var r hooks.ResourcesDiscoverResult
 		if json.Unmarshal(raw, &r) == nil {
 			skills = append(skills, r.SkillPaths...)
 			templates = append(templates, r.PromptPaths...)
@@ -532,38 +529,24 @@ func (rt *Runtime) installSessionHooks() {
 			if !bus.Has(hooks.SessionBeforeTree) {
 				return TreeDecision{}
 			}
-			// pi 1.6's preparation.
-			type prep struct {
-				TargetID            string           `json:"targetId"`
-				OldLeafID           *string          `json:"oldLeafId"`
-				CommonAncestorID    *string          `json:"commonAncestorId"`
-				EntriesToSummarize  []*session.Entry `json:"entriesToSummarize"`
-				UserWantsSummary    bool             `json:"userWantsSummary"`
-				CustomInstructions  string           `json:"customInstructions,omitempty"`
-				ReplaceInstructions bool             `json:"replaceInstructions,omitempty"`
-				Label               string           `json:"label,omitempty"`
+			entries := ev.EntriesToSummarize
+			if entries == nil {
+				entries = []*session.Entry{}
 			}
-			p := prep{TargetID: ev.TargetID, OldLeafID: nonEmpty(ev.OldLeaf), CommonAncestorID: nonEmpty(ev.CommonAncestor),
-				EntriesToSummarize: ev.EntriesToSummarize, UserWantsSummary: ev.UserWantsSummary,
-				CustomInstructions: ev.CustomInstructions, ReplaceInstructions: ev.ReplaceInstructions, Label: ev.Label}
-			if p.EntriesToSummarize == nil {
-				p.EntriesToSummarize = []*session.Entry{}
+			p := hooks.TreePreparation{TargetID: ev.TargetID, OldLeafID: nonEmpty(ev.OldLeaf), CommonAncestorID: nonEmpty(ev.CommonAncestor),
+				EntriesToSummarize: entries, UserWantsSummary: ev.UserWantsSummary,
+				CustomInstructions: ev.CustomInstructions, Label: ev.Label}
+			if ev.ReplaceInstructions {
+				p.ReplaceInstructions = &ev.ReplaceInstructions
 			}
-			r := bus.Before(ctx, hooks.SessionBeforeTree, map[string]any{"preparation": p})
+			r := bus.Before(ctx, hooks.SessionBeforeTree, hooks.SessionBeforeTreeEvent{Preparation: p})
 			d := TreeDecision{Cancel: r.Cancel}
 			if !r.Cancel && r.Raw != nil {
-				var x struct {
-					Summary *struct {
-						Summary *string        `json:"summary"`
-						Details map[string]any `json:"details"`
-					} `json:"summary"`
-					CustomInstructions  *string `json:"customInstructions"`
-					ReplaceInstructions *bool   `json:"replaceInstructions"`
-					Label               *string `json:"label"`
-				}
+				var x hooks.SessionBeforeTreeResult
 				if err := json.Unmarshal(r.Raw, &x); err == nil {
 					if x.Summary != nil && x.Summary.Summary != nil {
-						d.Summary, d.Details = x.Summary.Summary, x.Summary.Details
+						d.Summary = x.Summary.Summary
+						d.Details, _ = x.Summary.Details.(map[string]any)
 					}
 					d.CustomInstructions, d.ReplaceInstructions, d.Label = x.CustomInstructions, x.ReplaceInstructions, x.Label
 				}
@@ -574,15 +557,9 @@ func (rt *Runtime) installSessionHooks() {
 			if !bus.Has(hooks.SessionTree) {
 				return
 			}
-			type moved struct {
-				NewLeafID     *string        `json:"newLeafId"`
-				OldLeafID     *string        `json:"oldLeafId"`
-				SummaryEntry  *session.Entry `json:"summaryEntry,omitempty"`
-				FromExtension *bool          `json:"fromExtension,omitempty"`
-			}
-			m := moved{NewLeafID: nonEmpty(ev.NewLeaf), OldLeafID: nonEmpty(ev.OldLeaf), SummaryEntry: ev.SummaryEntry}
+			m := hooks.SessionTreeEvent{NewLeafID: nonEmpty(ev.NewLeaf), OldLeafID: nonEmpty(ev.OldLeaf)}
 			if ev.SummaryEntry != nil {
-				m.FromExtension = &ev.FromExtension
+				m.SummaryEntry, m.FromExtension = ev.SummaryEntry, &ev.FromExtension
 			}
 			bus.Notify(hooks.SessionTree, m)
 		},
@@ -607,19 +584,14 @@ func (rt *Runtime) installCompactionHooks() {
 			if !bus.Has(hooks.SessionBeforeCompact) {
 				return BeforeCompactDecision{}, nil
 			}
-			r := bus.Before(ctx, hooks.SessionBeforeCompact, ev)
+			r := bus.Before(ctx, hooks.SessionBeforeCompact, hooks.SessionBeforeCompactEvent{Reason: ev.Reason, Preparation: ev.Preparation,
+				CustomInstructions: ev.CustomInstructions, WillRetry: ev.WillRetry})
 			d := BeforeCompactDecision{Cancel: r.Cancel}
 			if !r.Cancel && r.Raw != nil {
 				// Ours ({compactedText}) or pi 1.6's ({compaction: {summary,
 				// firstKeptEntryId, tokensBefore, details}}): the summary is
 				// the compacted text; the kept tail is the preparation's.
-				var x struct {
-					CompactedText *string `json:"compactedText"`
-					Compaction    *struct {
-						Summary          *string `json:"summary"`
-						FirstKeptEntryID *string `json:"firstKeptEntryId"`
-					} `json:"compaction"`
-				}
+				var x hooks.SessionBeforeCompactResult
 				if err := json.Unmarshal(r.Raw, &x); err == nil {
 					d.CompactedText = x.CompactedText
 					if c := x.Compaction; d.CompactedText == nil && c != nil {
@@ -638,12 +610,14 @@ func (rt *Runtime) installCompactionHooks() {
 		},
 		After: func(_ context.Context, ev CompactEvent) {
 			if bus.Has(hooks.SessionCompact) {
-				bus.Notify(hooks.SessionCompact, ev)
+				bus.Notify(hooks.SessionCompact, hooks.SessionCompactEvent{Reason: ev.Reason, Parameters: ev.Parameters, Result: ev.Result,
+					CompactionEntry: ev.CompactionEntry, FromExtension: ev.FromExtension, WillRetry: ev.WillRetry})
 			}
 		},
 		Failed: func(ev CompactFailedEvent) {
 			if bus.Has(hooks.SessionCompactFailed) {
-				bus.Notify(hooks.SessionCompactFailed, ev)
+				bus.Notify(hooks.SessionCompactFailed, hooks.SessionCompactFailedEvent{Reason: ev.Reason, ErrorMessage: ev.ErrorMessage,
+					Aborted: ev.Aborted, WillRetry: ev.WillRetry, FromExtension: ev.FromExtension})
 			}
 		},
 	})

@@ -85,12 +85,12 @@ func (rt *Runtime) providerHooks(model llm.Model) *llm.ProviderHooks {
 	}
 	if bus.Has(hooks.AfterProviderResponse) {
 		h.Response = func(ctx context.Context, status int, headers map[string]string) {
-			bus.Call(ctx, hooks.AfterProviderResponse, map[string]any{"status": status, "headers": headers})
+			bus.Call(ctx, hooks.AfterProviderResponse, hooks.AfterProviderResponseEvent{Status: status, Headers: headers})
 		}
 	}
 	if bus.Has(hooks.ProviderStreamEvent) {
 		h.Stream = func(ctx context.Context, data json.RawMessage) {
-			bus.Call(ctx, hooks.ProviderStreamEvent, map[string]any{"provider": model.Provider, "api": model.API, "model": model.ID, "data": data})
+			bus.Call(ctx, hooks.ProviderStreamEvent, hooks.ProviderStreamEventPayload{Provider: model.Provider, API: model.API, Model: model.ID, Data: data})
 		}
 	}
 	if h.Headers == nil && h.Payload == nil && h.Response == nil && h.Stream == nil {
@@ -151,8 +151,8 @@ func (rt *Runtime) beforeAgentStart(ctx context.Context, cfg *agent.Config, prom
 	}
 	r := bus.BeforeAgentStart(ctx, hooks.BeforeAgentStartEvent{
 		Prompt: first.Content.JoinText("\n"), Images: first.Content.Images(), SystemPrompt: cfg.SystemPrompt,
-		SystemPromptOptions: rt.promptOptions(), Render: render,
-	})
+		SystemPromptOptions: rt.promptOptions(),
+	}, render)
 	switch {
 	case r.SystemPrompt != nil:
 		cfg.SystemPrompt = *r.SystemPrompt
@@ -237,15 +237,15 @@ func (rt *Runtime) tapExtensions(ev events.Event) {
 	case events.ThinkingLevelChanged:
 		prev := rt.ext.swapLevel(e.Level)
 		if bus.Has(hooks.ThinkingLevelSelect) {
-			bus.Notify(hooks.ThinkingLevelSelect, map[string]any{"level": e.Level, "previousLevel": prev})
+			bus.Notify(hooks.ThinkingLevelSelect, hooks.ThinkingLevelSelectEvent{Level: e.Level, PreviousLevel: prev})
 		}
 	case events.SessionInfoChanged:
 		if bus.Has(hooks.SessionInfoChanged) {
-			bus.Notify(hooks.SessionInfoChanged, e)
+			bus.Notify(hooks.SessionInfoChanged, hooks.SessionInfoChangedEvent{Name: e.Name})
 		}
 	case events.AgentSettled:
 		if bus.Has(hooks.AgentSettled) {
-			bus.Notify(hooks.AgentSettled, e)
+			bus.Notify(hooks.AgentSettled, hooks.AgentSettledEvent{Aborted: e.Aborted})
 		}
 	}
 }

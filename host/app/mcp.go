@@ -158,7 +158,7 @@ func (rt *Runtime) mcpServersChanged() {
 	default:
 		return // registered while loading: the start-up state
 	}
-	bus.Notify(hooks.MCPServersChange, map[string]any{"servers": rt.RegisteredMCPServers()})
+	bus.Notify(hooks.MCPServersChange, hooks.McpServersChangeEvent{Servers: rt.RegisteredMCPServers()})
 }
 
 // RegisteredMCPServers lists the servers extensions registered, in

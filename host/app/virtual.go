@@ -76,15 +76,8 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 		}
 		break
 	}
-	var answer struct {
-		Model *struct {
-			Provider string `json:"provider"`
-			ID       string `json:"id"`
-		} `json:"model"`
-		ThinkingLevel string          `json:"thinkingLevel"`
-		State         json.RawMessage `json:"state"`
-	}
-	raws := bus.Call(ctx, hooks.VirtualModelRoute, map[string]any{"provider": vm.Provider, "id": vm.ID, "request": request})
+	var answer hooks.VirtualModelRouteResult
+	raws := bus.Call(ctx, hooks.VirtualModelRoute, hooks.VirtualModelRouteEvent{Provider: vm.Provider, ID: vm.ID, Request: request})
 	if len(raws) == 0 || json.Unmarshal(raws[0], &answer) != nil || answer.Model == nil {
 		return fmt.Errorf("virtual model %s/%s: route() gave no model", vm.Provider, vm.ID)
 	}

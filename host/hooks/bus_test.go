@@ -297,7 +297,7 @@ func TestBeforeAgentStartChainsPromptAndCollectsMessages(t *testing.T) {
 			return map[string]any{"systemPrompt": ev["systemPrompt"].(string) + " +b", "message": map[string]any{"customType": "m2", "content": "two"}}, nil
 		}},
 	)
-	r := b.BeforeAgentStart(context.Background(), BeforeAgentStartEvent{Prompt: "p", SystemPrompt: "base"})
+	r := b.BeforeAgentStart(context.Background(), BeforeAgentStartEvent{Prompt: "p", SystemPrompt: "base"}, nil)
 	if r.SystemPrompt == nil || *r.SystemPrompt != "base +a +b" || len(r.Messages) != 2 || r.Messages[1].CustomType != "m2" {
 		t.Fatalf("%+v", r)
 	}
@@ -416,5 +416,19 @@ func TestNotificationsAreBatchedInOrder(t *testing.T) {
 	}
 	if len(e.all()) != s.batches {
 		t.Fatalf("per-event errors: %d reports for %d batches", len(e.all()), s.batches)
+	}
+}
+
+func TestTruthyReadsAsJavaScriptDoes(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`true`: true, `false`: false, `null`: false, `0`: false, `1`: true, `-0.0`: false, `""`: false, `"x"`: true,
+		`{}`: true, `[]`: true, ` true`: true,
+	} {
+		var v struct {
+			B Truthy `json:"b"`
+		}
+		if err := json.Unmarshal([]byte(`{"b":`+raw+`}`), &v); err != nil || bool(v.B) != want {
+			t.Errorf("%s: got %v (%v), want %v", raw, v.B, err, want)
+		}
 	}
 }

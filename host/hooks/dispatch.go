@@ -41,14 +41,14 @@ func (b *Bus) Before(ctx context.Context, name string, payload any) BeforeResult
 		if !truthy(raw) {
 			continue
 		}
-		var r struct {
-			Cancel any `json:"cancel"`
-		}
+		// Every session_before_* result has cancel
+		// (SessionBeforeSwitchResult is the smallest of them).
+		var r SessionBeforeSwitchResult
 		if err := decodeObject(raw, &r); err != nil {
 			b.report(e.e.sub, name, err)
 			continue
 		}
-		out = BeforeResult{Raw: raw, Cancel: truthyValue(r.Cancel)}
+		out = BeforeResult{Raw: raw, Cancel: bool(r.Cancel)}
 		if out.Cancel {
 			return out
 		}
@@ -87,12 +87,7 @@ func (b *Bus) ToolCall(ctx context.Context, ev ToolCallEvent) ToolCallDecision {
 		}
 		raw, err := b.invoke(ctx, e, cur)
 		if err == nil && truthy(raw) {
-			var r struct {
-				Block     any             `json:"block"`
-				Reason    string          `json:"reason"`
-				Terminate any             `json:"terminate"`
-				Input     json.RawMessage `json:"input"`
-			}
+			var r ToolCallResult
 			if derr := decodeObject(raw, &r); derr != nil {
 				err = derr
 			} else {
@@ -104,8 +99,8 @@ func (b *Bus) ToolCall(ctx context.Context, ev ToolCallEvent) ToolCallDecision {
 						d.Input, d.Modified = args, true
 					}
 				}
-				if err == nil && truthyValue(r.Block) {
-					d.Block, d.Reason, d.Terminate = true, r.Reason, truthyValue(r.Terminate)
+				if err == nil && r.Block {
+					d.Block, d.Reason, d.Terminate = true, r.Reason, bool(r.Terminate)
 					return d
 				}
 			}
@@ -142,26 +137,14 @@ func (b *Bus) ToolResult(ctx context.Context, ev ToolResultEvent) (ToolResultEve
 		if !truthy(raw) {
 			continue
 		}
-		var r struct {
-			Content json.RawMessage `json:"content"`
-			Details json.RawMessage `json:"details"`
-			IsError *bool           `json:"isError"`
-		}
+		var r ToolResultPatch
 		if err := decodeObject(raw, &r); err != nil {
 			b.report(e.e.sub, ToolResult, err)
 			continue
 		}
 		next := ev
-		if len(r.Content) > 0 {
-			var content llm.Content
-			if err := json.Unmarshal(r.Content, &content); err != nil {
-				b.report(e.e.sub, ToolResult, fmt.Errorf("malformed result: content: %w", err))
-				continue
-			}
-			next.Content = content.Blocks
-			if next.Content == nil {
-				next.Content = []llm.ContentBlock{}
-			}
+		if r.Content != nil {
+			next.Content = r.Content
 		}
 		if len(r.Details) > 0 {
 			var details any
@@ -179,8 +162,8 @@ func (b *Bus) ToolResult(ctx context.Context, ev ToolResultEvent) (ToolResultEve
 
 // Input dispatches input: text and images are chained through "transform"
 // results and the first "handled" result stops the dispatch.
-func (b *Bus) Input(ctx context.Context, ev InputEvent) InputResult {
-	res := InputResult{Action: ActionContinue, Text: ev.Text, Images: ev.Images}
+func (b *Bus) Input(ctx context.Context, ev InputEvent) InputOutcome {
+	res := InputOutcome{Action: ActionContinue, Text: ev.Text, Images: ev.Images}
 	transformed := false
 	for _, e := range b.handlers(Input) {
 		cur := ev
@@ -195,18 +178,14 @@ func (b *Bus) Input(ctx context.Context, ev InputEvent) InputResult {
 		if !truthy(raw) {
 			continue
 		}
-		var r struct {
-			Action string             `json:"action"`
-			Text   *string            `json:"text"`
-			Images []llm.ContentBlock `json:"images"`
-		}
+		var r InputResult
 		if err := decodeObject(raw, &r); err != nil {
 			b.report(e.e.sub, Input, err)
 			continue
 		}
 		switch r.Action {
 		case ActionHandled:
-			return InputResult{Action: ActionHandled, Text: res.Text, Images: res.Images}
+			return InputOutcome{Action: ActionHandled, Text: res.Text, Images: res.Images}
 		case ActionTransform:
 			if r.Text != nil {
 				res.Text = *r.Text
@@ -228,9 +207,10 @@ func (b *Bus) Input(ctx context.Context, ev InputEvent) InputResult {
 
 // BeforeAgentStart dispatches before_agent_start: the system prompt is
 // chained (each handler sees the current one) and every injected message
-// is collected in order.
-func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) BeforeAgentStartResult {
-	var out BeforeAgentStartResult
+// is collected in order. render, when not nil, builds the prompt from
+// options a handler changed, for the later handlers' systemPrompt.
+func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent, render func(options json.RawMessage) string) BeforeAgentStartOutcome {
+	var out BeforeAgentStartOutcome
 	var cur *Event
 	for _, e := range b.handlers(BeforeAgentStart) {
 		if cur == nil {
@@ -246,12 +226,7 @@ func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) Be
 		if !truthy(raw) {
 			continue
 		}
-		var r struct {
-			Message             *CustomMessage  `json:"message"`
-			Messages            []CustomMessage `json:"messages"`
-			SystemPrompt        *string         `json:"systemPrompt"`
-			SystemPromptOptions json.RawMessage `json:"systemPromptOptions"`
-		}
+		var r BeforeAgentStartResult
 		if err := decodeObject(raw, &r); err != nil {
 			b.report(e.e.sub, BeforeAgentStart, err)
 			continue
@@ -269,8 +244,8 @@ func (b *Bus) BeforeAgentStart(ctx context.Context, ev BeforeAgentStartEvent) Be
 		if opts := trimSpace(r.SystemPromptOptions); len(opts) > 0 && opts[0] == '{' {
 			out.SystemPromptOptions = opts
 			ev.SystemPromptOptions, cur = opts, nil
-			if out.SystemPrompt == nil && ev.Render != nil {
-				ev.SystemPrompt = ev.Render(opts)
+			if out.SystemPrompt == nil && render != nil {
+				ev.SystemPrompt = render(opts)
 			}
 		}
 		if r.SystemPrompt != nil {
@@ -302,18 +277,16 @@ func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, b
 		if !truthy(raw) {
 			continue
 		}
-		var r struct {
-			Messages json.RawMessage `json:"messages"`
-		}
+		var r ContextResult
 		if err := decodeObject(raw, &r); err != nil {
 			b.report(e.e.sub, Context, err)
 			continue
 		}
-		if !truthy(r.Messages) {
+		if r.Messages == nil { // null or absent: unchanged
 			continue
 		}
-		var next []llm.Message
-		if err := json.Unmarshal(r.Messages, &next); err != nil {
+		next, err := decodeMessages(r.Messages)
+		if err != nil {
 			b.report(e.e.sub, Context, fmt.Errorf("malformed result: messages: %w", err))
 			continue
 		}
@@ -327,11 +300,9 @@ func (b *Bus) Context(ctx context.Context, msgs []llm.Message) ([]llm.Message, b
 // the same role. It returns the message to record.
 func (b *Bus) MessageEnd(ctx context.Context, m llm.Message) llm.Message {
 	for _, e := range b.handlers(MessageEnd) {
-		raw, err := b.invoke(ctx, e, NewEvent(MessageEnd, map[string]any{"message": m}))
+		raw, err := b.invoke(ctx, e, NewEvent(MessageEnd, MessageEvent{Message: m}))
 		if err == nil && truthy(raw) {
-			var r struct {
-				Message json.RawMessage `json:"message"`
-			}
+			var r MessageEndResult
 			if err = decodeObject(raw, &r); err == nil && truthy(r.Message) {
 				var next llm.Message
 				switch jerr := json.Unmarshal(r.Message, &next); {
@@ -366,9 +337,7 @@ func (b *Bus) UserBash(ctx context.Context, ev UserBashEvent) *BashResult {
 		if !truthy(raw) {
 			continue
 		}
-		var r struct {
-			Result *BashResult `json:"result"`
-		}
+		var r UserBashResult
 		if err := decodeObject(raw, &r); err != nil {
 			b.report(e.e.sub, UserBash, err)
 			continue
@@ -400,4 +369,15 @@ func (b *Bus) Call(ctx context.Context, name string, payload any) []json.RawMess
 		}
 	}
 	return out
+}
+
+// decodeMessages decodes a list of agent messages.
+func decodeMessages(raws []json.RawMessage) ([]llm.Message, error) {
+	out := make([]llm.Message, len(raws))
+	for i, raw := range raws {
+		if err := json.Unmarshal(raw, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

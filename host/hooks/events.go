@@ -5,8 +5,10 @@
 //
 // Payloads and results travel as JSON in the shapes of the reference
 // extension API, so that a runtime only needs to move bytes (a plugin gets
-// them over gRPC, a script gets them parsed into JS values). The bus
-// decodes results into the typed structs below and composes them.
+// them over gRPC, a script gets them parsed into JS values). Their schema
+// is proto/atomic/plugin/v1/events.proto; payloads.gen.go has the Go types
+// generated from it (PayloadTypes and ResultTypes name each event's). The
+// bus decodes results into those types and composes them.
 package hooks
 
 import (
@@ -16,51 +18,10 @@ import (
 	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
-// Event names.
-const (
-	SessionStart          = "session_start"
-	SessionShutdown       = "session_shutdown"
-	SessionInfoChanged    = "session_info_changed"
-	SessionBeforeSwitch   = "session_before_switch"
-	SessionBeforeFork     = "session_before_fork"
-	SessionBeforeCompact  = "session_before_compact"
-	SessionBeforeTree     = "session_before_tree"
-	SessionCompact        = "session_compact"
-	SessionCompactFailed  = "session_compact_failed"
-	SessionTree           = "session_tree"
-	Input                 = "input"
-	BeforeAgentStart      = "before_agent_start"
-	AgentStart            = "agent_start"
-	AgentEnd              = "agent_end"
-	AgentSettled          = "agent_settled"
-	AgentBeforeSettle     = "agent_before_settle"
-	TurnStart             = "turn_start"
-	TurnEnd               = "turn_end"
-	MessageStart          = "message_start"
-	MessageUpdate         = "message_update"
-	MessageEnd            = "message_end"
-	Context               = "context"
-	ContextWithSystem     = "context_with_system"
-	ToolExecutionStart    = "tool_execution_start"
-	ToolCall              = "tool_call"
-	ToolExecutionUpdate   = "tool_execution_update"
-	ToolResult            = "tool_result"
-	ToolExecutionEnd      = "tool_execution_end"
-	ModelSelect           = "model_select"
-	ThinkingLevelSelect   = "thinking_level_select"
-	UserBash              = "user_bash"
-	ResourcesDiscover     = "resources_discover"
-	UIPromptStart         = "ui_prompt_start"
-	BeforeProviderHeaders = "before_provider_headers"
-	BeforeProviderRequest = "before_provider_request"
-	AfterProviderResponse = "after_provider_response"
-	ProviderStreamEvent   = "provider_stream_event"
-	// VirtualModelRoute asks the extension that registered a virtual
-	// model where a request goes (its route()).
-	VirtualModelRoute = "virtual_model_route"
-	UIPromptEnd       = "ui_prompt_end"
-	MCPServersChange  = "mcp_servers_change"
-)
+// The event names (SessionStart, ToolCall, ...) are generated from the
+// schema with the payload types (payloads.gen.go). VirtualModelRoute asks
+// the extension that registered a virtual model where a request goes (its
+// route()).
 
 // Kind is how the bus dispatches an event.
 type Kind int
@@ -142,32 +103,27 @@ func (e *Event) JSON() ([]byte, error) {
 	return buf, nil
 }
 
-// SessionStartEvent is session_start's payload.
-type SessionStartEvent struct {
-	// Reason is startup, reload, new, resume or fork.
-	Reason              string `json:"reason"`
-	PreviousSessionFile string `json:"previousSessionFile,omitempty"`
-}
+// Truthy is a result field read as the reference reads it: any truthy
+// JavaScript value (true, a non-zero number, a non-empty string, an
+// object) counts as true.
+type Truthy bool
 
-// SessionShutdownEvent is session_shutdown's payload.
-type SessionShutdownEvent struct {
-	// Reason is quit, reload, new, resume or fork.
-	Reason            string `json:"reason"`
-	TargetSessionFile string `json:"targetSessionFile,omitempty"`
-}
-
-// SessionBeforeSwitchEvent is session_before_switch's payload.
-type SessionBeforeSwitchEvent struct {
-	// Reason is new or resume.
-	Reason            string `json:"reason"`
-	TargetSessionFile string `json:"targetSessionFile,omitempty"`
-}
-
-// SessionBeforeForkEvent is session_before_fork's payload.
-type SessionBeforeForkEvent struct {
-	EntryID string `json:"entryId"`
-	// Position is "before" (fork) or "at" (clone).
-	Position string `json:"position"`
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *Truthy) UnmarshalJSON(b []byte) error {
+	switch string(b) { // the usual values, without decoding
+	case "true":
+		*t = true
+		return nil
+	case "false", "null", "0", `""`:
+		*t = false
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*t = Truthy(truthyValue(v))
+	return nil
 }
 
 // BeforeResult is the composed result of a session_before_* event: the last
@@ -175,16 +131,8 @@ type SessionBeforeForkEvent struct {
 type BeforeResult struct {
 	Cancel bool
 	// Raw is the winning result object (nil when no handler returned one);
-	// callers decode the event-specific fields from it.
+	// callers decode the event's result type (ResultTypes) from it.
 	Raw json.RawMessage
-}
-
-// InputEvent is input's payload.
-type InputEvent struct {
-	Text              string             `json:"text"`
-	Images            []llm.ContentBlock `json:"images,omitempty"`
-	Source            string             `json:"source"`
-	StreamingBehavior string             `json:"streamingBehavior,omitempty"`
 }
 
 // Input actions.
@@ -194,36 +142,15 @@ const (
 	ActionHandled   = "handled"
 )
 
-// InputResult is the composed result of input.
-type InputResult struct {
+// InputOutcome is the composed result of input.
+type InputOutcome struct {
 	Action string
 	Text   string
 	Images []llm.ContentBlock
 }
 
-// BeforeAgentStartEvent is before_agent_start's payload.
-type BeforeAgentStartEvent struct {
-	Prompt       string             `json:"prompt"`
-	Images       []llm.ContentBlock `json:"images,omitempty"`
-	SystemPrompt string             `json:"systemPrompt"`
-	// SystemPromptOptions are the prompt's structured inputs (pi 1.6's
-	// BuildSystemPromptOptions) as JSON; a handler may change them.
-	SystemPromptOptions json.RawMessage `json:"systemPromptOptions,omitempty"`
-	// Render builds the prompt from changed options, for the later
-	// handlers' systemPrompt.
-	Render func(options json.RawMessage) string `json:"-"`
-}
-
-// CustomMessage is a message an extension injects (role "custom").
-type CustomMessage struct {
-	CustomType string      `json:"customType"`
-	Content    llm.Content `json:"content"`
-	Display    bool        `json:"display"`
-	Details    any         `json:"details,omitempty"`
-}
-
-// BeforeAgentStartResult is the composed result of before_agent_start.
-type BeforeAgentStartResult struct {
+// BeforeAgentStartOutcome is the composed result of before_agent_start.
+type BeforeAgentStartOutcome struct {
 	// SystemPromptOptions is set when a handler changed the options
 	// (ignored when a handler replaced the prompt: SystemPrompt wins).
 	SystemPromptOptions json.RawMessage
@@ -231,18 +158,6 @@ type BeforeAgentStartResult struct {
 	SystemPrompt *string
 	// Messages are every injected message, in handler order.
 	Messages []CustomMessage
-}
-
-// ContextEvent is context's payload.
-type ContextEvent struct {
-	Messages []llm.Message `json:"messages"`
-}
-
-// ToolCallEvent is tool_call's payload.
-type ToolCallEvent struct {
-	ToolCallID string         `json:"toolCallId"`
-	ToolName   string         `json:"toolName"`
-	Input      map[string]any `json:"input"`
 }
 
 // ToolCallDecision is the composed result of tool_call.
@@ -258,58 +173,10 @@ type ToolCallDecision struct {
 	Modified bool
 }
 
-// ToolResultEvent is tool_result's payload and composed result.
-type ToolResultEvent struct {
-	ToolCallID string             `json:"toolCallId"`
-	ToolName   string             `json:"toolName"`
-	Input      map[string]any     `json:"input"`
-	Content    []llm.ContentBlock `json:"content"`
-	Details    any                `json:"details,omitempty"`
-	IsError    bool               `json:"isError"`
-}
-
-// UserBashEvent is user_bash's payload.
-type UserBashEvent struct {
-	Command            string `json:"command"`
-	ExcludeFromContext bool   `json:"excludeFromContext"`
-	Cwd                string `json:"cwd"`
-}
-
-// BashResult is the result of a shell command (user_bash's `result`).
-type BashResult struct {
-	Output         string `json:"output"`
-	ExitCode       *int   `json:"exitCode,omitempty"`
-	Cancelled      bool   `json:"cancelled"`
-	Truncated      bool   `json:"truncated"`
-	FullOutputPath string `json:"fullOutputPath,omitempty"`
-}
-
-// ModelSelectEvent is model_select's payload.
-type ModelSelectEvent struct {
-	Model         llm.Model  `json:"model"`
-	PreviousModel *llm.Model `json:"previousModel,omitempty"`
-	// Source is set, cycle, restore or fallback.
-	Source string `json:"source"`
-}
-
-// TurnStartEvent is turn_start's payload.
-type TurnStartEvent struct {
-	TurnIndex int   `json:"turnIndex"`
-	Timestamp int64 `json:"timestamp"`
-}
-
-// ExtensionError reports a failing extension (the extension_error event).
+// ExtensionError reports a failing extension (the extension_error event
+// of the RPC protocol; not an event of the bus).
 type ExtensionError struct {
 	ExtensionPath string `json:"extensionPath"`
 	Event         string `json:"event"`
 	Error         string `json:"error"`
-}
-
-// UIPromptEvent is ui_prompt_start's and ui_prompt_end's payload: the
-// dialog the agent waits on the user for (kind "select", "confirm",
-// "input", "editor" or "custom").
-type UIPromptEvent struct {
-	Reason string `json:"reason"` // "ui_prompt"
-	Kind   string `json:"kind"`
-	Title  string `json:"title,omitempty"`
 }

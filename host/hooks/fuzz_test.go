@@ -32,7 +32,7 @@ func FuzzResults(f *testing.F) {
 		}
 		b.ToolResult(ctx, ToolResultEvent{ToolName: "read", Content: []llm.ContentBlock{llm.Text("x")}})
 		b.Input(ctx, InputEvent{Text: "x", Source: "rpc"})
-		b.BeforeAgentStart(ctx, BeforeAgentStartEvent{Prompt: "p", SystemPrompt: "s"})
+		b.BeforeAgentStart(ctx, BeforeAgentStartEvent{Prompt: "p", SystemPrompt: "s"}, nil)
 		b.Context(ctx, []llm.Message{llm.UserText("x")})
 		b.Before(ctx, SessionBeforeFork, SessionBeforeForkEvent{EntryID: "e"})
 		b.UserBash(ctx, UserBashEvent{Command: "ls"})

@@ -16,11 +16,9 @@ func (b *Bus) ProviderHeaders(ctx context.Context, headers map[string]string) ma
 		cur[k] = &v
 	}
 	for _, e := range b.handlers(BeforeProviderHeaders) {
-		raw, err := b.invoke(ctx, e, NewEvent(BeforeProviderHeaders, map[string]any{"headers": cur}))
+		raw, err := b.invoke(ctx, e, NewEvent(BeforeProviderHeaders, BeforeProviderHeadersEvent{Headers: cur}))
 		if err == nil && truthy(raw) {
-			var r struct {
-				Headers map[string]*string `json:"headers"`
-			}
+			var r BeforeProviderHeadersResult
 			if err = decodeObject(raw, &r); err == nil && r.Headers != nil {
 				// A header the handler deleted from the object goes too.
 				for k := range cur {
@@ -58,11 +56,9 @@ func (b *Bus) ProviderRequest(ctx context.Context, payload json.RawMessage) json
 	var out json.RawMessage
 	cur := payload
 	for _, e := range b.handlers(BeforeProviderRequest) {
-		raw, err := b.invoke(ctx, e, NewEvent(BeforeProviderRequest, map[string]any{"payload": cur}))
+		raw, err := b.invoke(ctx, e, NewEvent(BeforeProviderRequest, BeforeProviderRequestEvent{Payload: cur}))
 		if err == nil && truthy(raw) {
-			var r struct {
-				Payload json.RawMessage `json:"payload"`
-			}
+			var r BeforeProviderRequestResult
 			if err = decodeObject(raw, &r); err == nil && truthy(r.Payload) {
 				cur, out = r.Payload, r.Payload
 			}

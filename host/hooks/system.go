@@ -28,26 +28,19 @@ func (b *Bus) ContextWithSystem(ctx context.Context, system string, tools []llm.
 	for i := range msgs {
 		cur = append(cur, msgs[i])
 	}
-	var last json.RawMessage
+	var last []json.RawMessage
 	for _, e := range b.handlers(ContextWithSystem) {
-		var payload any = map[string]any{"messages": cur}
+		payload := ContextWithSystemEvent{Messages: cur}
 		if last != nil {
-			payload = map[string]any{"messages": last}
+			payload.Messages = last
 		}
 		raw, err := b.invoke(ctx, e, NewEvent(ContextWithSystem, payload))
 		if err == nil && truthy(raw) {
-			var r struct {
-				Messages json.RawMessage `json:"messages"`
-			}
-			if err = decodeObject(raw, &r); err == nil && truthy(r.Messages) {
-				var list []json.RawMessage
-				if jerr := json.Unmarshal(r.Messages, &list); jerr != nil {
-					err = errors.New("malformed result: messages must be an array")
-				} else {
-					last = r.Messages
-					if len(list) == 0 || roleOf(list[0]) != "system" {
-						err = errors.New("the handler removed the leading system message; the request has no prompt or tool declarations (keep a system message at index 0)")
-					}
+			var r ContextResult
+			if err = decodeObject(raw, &r); err == nil && r.Messages != nil {
+				last = r.Messages
+				if len(r.Messages) == 0 || roleOf(r.Messages[0]) != "system" {
+					err = errors.New("the handler removed the leading system message; the request has no prompt or tool declarations (keep a system message at index 0)")
 				}
 			}
 		}
@@ -58,8 +51,7 @@ func (b *Bus) ContextWithSystem(ctx context.Context, system string, tools []llm.
 	if last == nil {
 		return system, tools, msgs, false
 	}
-	var list []json.RawMessage
-	_ = json.Unmarshal(last, &list)
+	list := last
 	var texts []string
 	sections := newOrdered()
 	toolSet := newOrdered()

@@ -231,7 +231,8 @@ func main() {
 				return &sdk.InputResult{Action: "handled"}, nil
 			}
 			if *inputPrefix != "" {
-				return &sdk.InputResult{Action: "transform", Text: *inputPrefix + ev.Text}, nil
+				text := *inputPrefix + ev.Text
+				return &sdk.InputResult{Action: "transform", Text: &text}, nil
 			}
 			return nil, nil
 		})

@@ -84,8 +84,8 @@ var Fixtures = []Fixture{
 		Handlers: []Handler{{Return: `{"cancel":true}`}, {Throw: "never called"}},
 		Want:     `{"cancel":true,"raw":{"cancel":true}}`},
 	{Name: "before: the last truthy result wins", Event: hooks.SessionBeforeFork, Payload: `{"entryId":"e1","position":"before"}`,
-		Handlers: []Handler{{Return: `{"skipConversationRestore":true}`}, {Return: `{"x":2}`}, {}},
-		Want:     `{"cancel":false,"raw":{"x":2}}`},
+		Handlers: []Handler{{Return: `{"skipConversationRestore":true}`}, {Return: `{"cancel":false,"skipConversationRestore":false}`}, {}},
+		Want:     `{"cancel":false,"raw":{"cancel":false,"skipConversationRestore":false}}`},
 	{Name: "user_bash: the first result wins past a failure", Event: hooks.UserBash, Payload: `{"command":"ls","excludeFromContext":false,"cwd":"/"}`,
 		Handlers: []Handler{{Throw: "fails"}, {}, {Return: `{"result":{"output":"a","cancelled":false,"truncated":false}}`}, {Return: `{"result":{"output":"b","cancelled":false,"truncated":false}}`}},
 		Want:     `{"result":{"output":"a","cancelled":false,"truncated":false}}`, WantErrors: 1},
@@ -167,7 +167,7 @@ func Outcome(ctx context.Context, bus *hooks.Bus, event string, payload json.Raw
 	case hooks.BeforeAgentStart:
 		var ev hooks.BeforeAgentStartEvent
 		_ = json.Unmarshal(payload, &ev)
-		r := bus.BeforeAgentStart(ctx, ev)
+		r := bus.BeforeAgentStart(ctx, ev, nil)
 		types := []string{}
 		for _, m := range r.Messages {
 			types = append(types, m.CustomType)

@@ -84,7 +84,11 @@ message HandlerContext {
 //     only relies on what both listed.
 //   - JSON payloads (payload_json, result_json, ...) carry the shapes of the
 //     reference extension API (docs/extensions.md). Keys are only ever added
-//     to them; a consumer ignores keys it does not know.
+//     to them; a consumer ignores keys it does not know. The event payloads
+//     and handler results have a schema, events.proto (a message per event
+//     and per result, read through the proto JSON mapping), so buf breaking
+//     checks them like the other messages; other *_json fields are
+//     described where they are declared.
 syntax = "proto3";
 
 package atomic.plugin.v1;
@@ -241,7 +245,8 @@ message FlagSpec {
 message HandleEventRequest {
   // Event name, for example "tool_call".
   string event = 1;
-  // The event as JSON, including "type" (the shapes of the reference API).
+  // The event as JSON, including "type" (the shapes of the reference API):
+  // the JSON form of the event's payload message in events.proto.
   bytes payload_json = 2;
   // Handler context (a snapshot; live values come from the HostService).
   HandlerContext context = 3;
@@ -254,6 +259,7 @@ message HandleEventRequest {
 // HandleEventResponse is a handler's result.
 message HandleEventResponse {
   // The handler's result as JSON; empty means "no result" (undefined).
+  // Its keys are those of the event's result message in events.proto.
   bytes result_json = 1;
   // A non-empty error means the handler failed; the host reports it as an
   // extension_error (and, for tool_call, blocks the call).
