@@ -1,13 +1,13 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/jsonorder"
 )
 
 // ContextWithSystem dispatches context_with_system: the handlers see the
@@ -53,8 +53,8 @@ func (b *Bus) ContextWithSystem(ctx context.Context, system string, tools []llm.
 	}
 	list := last
 	var texts []string
-	sections := newOrdered()
-	toolSet := newOrdered()
+	sections := jsonorder.New[string]()
+	toolSet := jsonorder.New[llm.ToolSpec]()
 	hadSystem := false
 	out := make([]llm.Message, 0, len(list))
 	for _, raw := range list {
@@ -78,23 +78,23 @@ func (b *Bus) ContextWithSystem(ctx context.Context, system string, tools []llm.
 		if t := contentText(s.Content); t != "" {
 			texts = append(texts, t)
 		}
-		for _, kv := range objectInOrder(s.Sections) {
+		members, _ := jsonorder.Members(s.Sections)
+		for _, kv := range members {
 			var v *string
-			if json.Unmarshal(kv.value, &v) != nil {
+			if json.Unmarshal(kv.Value, &v) != nil {
 				continue
 			}
 			if v == nil {
-				sections.del(kv.key)
+				sections.Delete(kv.Key)
 			} else {
-				sections.set(kv.key, *v)
+				sections.Set(kv.Key, *v)
 			}
 		}
 		for _, t := range s.ToolsRemoved {
-			toolSet.del(t.Name)
+			toolSet.Delete(t.Name)
 		}
 		for _, t := range s.ToolsAdded {
-			b, _ := json.Marshal(t)
-			toolSet.set(t.Name, string(b))
+			toolSet.Set(t.Name, t)
 		}
 	}
 	prompt := strings.Join(texts, "\n\n")
@@ -102,18 +102,15 @@ func (b *Bus) ContextWithSystem(ctx context.Context, system string, tools []llm.
 	if prompt != "" {
 		parts = append(parts, prompt)
 	}
-	for _, k := range sections.keys {
-		if v := sections.vals[k]; v != "" {
+	for _, k := range sections.Keys {
+		if v := sections.Vals[k]; v != "" {
 			parts = append(parts, v)
 		}
 	}
 	var specs []llm.ToolSpec
 	if hadSystem {
-		for _, k := range toolSet.keys {
-			var t llm.ToolSpec
-			if json.Unmarshal([]byte(toolSet.vals[k]), &t) == nil {
-				specs = append(specs, t)
-			}
+		for _, k := range toolSet.Keys {
+			specs = append(specs, toolSet.Vals[k])
 		}
 	}
 	return strings.Join(parts, "\n\n"), specs, out, true
@@ -133,61 +130,4 @@ func contentText(raw json.RawMessage) string {
 	var c llm.Content
 	_ = json.Unmarshal(raw, &c)
 	return c.JoinText("\n")
-}
-
-type keyValue struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectInOrder lists a JSON object's members in the order written (nil
-// for anything else).
-func objectInOrder(raw json.RawMessage) []keyValue {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var out []keyValue
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return out
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			return out
-		}
-		out = append(out, keyValue{k, v})
-	}
-	return out
-}
-
-// ordered is a string map that keeps the order of first insertion (a
-// JavaScript object's, for string keys).
-type ordered struct {
-	keys []string
-	vals map[string]string
-}
-
-func newOrdered() *ordered { return &ordered{vals: map[string]string{}} }
-
-func (o *ordered) set(k, v string) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
-func (o *ordered) del(k string) {
-	if _, ok := o.vals[k]; !ok {
-		return
-	}
-	delete(o.vals, k)
-	for i, x := range o.keys {
-		if x == k {
-			o.keys = append(o.keys[:i], o.keys[i+1:]...)
-			break
-		}
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/atomic-go/atomic/internal/jsonorder"
 )
 
 // PromptOptions is pi 1.6's BuildSystemPromptOptions: the structured
@@ -73,22 +75,17 @@ func (o *OrderedStrings) UnmarshalJSON(data []byte) error {
 	if string(bytes.TrimSpace(data)) == "null" {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	members, err := jsonorder.Members(data)
+	if errors.Is(err, jsonorder.ErrNotObject) {
 		return errors.New("sections must be an object of strings")
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		k, _ := t.(string)
+	if err != nil {
+		return err
+	}
+	for _, kv := range members {
 		var v *string
-		if err := dec.Decode(&v); err != nil {
-			continue
-		}
-		if v != nil {
-			o.List = append(o.List, KeyValue{k, *v})
+		if json.Unmarshal(kv.Value, &v) == nil && v != nil {
+			o.List = append(o.List, KeyValue{kv.Key, *v})
 		}
 	}
 	return nil

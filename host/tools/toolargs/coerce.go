@@ -120,16 +120,16 @@ func (c *cow) set(k string, next any) {
 		return
 	}
 	if c.out == nil {
-		c.out = c.orig.clone()
+		c.out = c.orig.Clone()
 	}
-	c.out.set(k, next)
+	c.out.Set(k, next)
 }
 
 func (c *cow) remove(k string) {
 	if c.out == nil {
-		c.out = c.orig.clone()
+		c.out = c.orig.Clone()
 	}
-	c.out.remove(k)
+	c.out.Delete(k)
 }
 
 func (c *cow) result() any { return c.cur() }
@@ -319,9 +319,9 @@ func (s *parser) convertObject(n *Object, v any, depth int) any {
 		}
 		if !same(next, val) {
 			if out == nil {
-				out = obj.clone()
+				out = obj.Clone()
 			}
-			out.set(k, next)
+			out.Set(k, next)
 		}
 	}
 	if out != nil {

@@ -296,12 +296,12 @@ func (s *parser) walkMembers(n *Object, v *Object, path string, out *[]Problem, 
 	deps := &Object{Vals: map[string]any{}}
 	if dr, ok := n.Vals["dependentRequired"].(*Object); ok && !s.draft7 {
 		for _, k := range dr.Keys {
-			deps.set(k, dr.Vals[k])
+			deps.Set(k, dr.Vals[k])
 		}
 	}
 	if d, ok := n.Vals["dependencies"].(*Object); ok {
 		for _, k := range d.Keys {
-			deps.set(k, d.Vals[k])
+			deps.Set(k, d.Vals[k])
 		}
 	}
 	for _, k := range deps.Keys {

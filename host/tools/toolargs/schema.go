@@ -100,10 +100,10 @@ func (s *Schema) resolved(node *Object) (*jsonschema.Resolved, error) {
 	}
 	doc := node
 	if root, isObj := s.root.(*Object); isObj && node != root {
-		doc = node.clone()
+		doc = node.Clone()
 		for _, k := range []string{"$schema", "$defs", "definitions"} {
 			if v, ok := root.Vals[k]; ok && !doc.Has(k) {
-				doc.set(k, v)
+				doc.Set(k, v)
 			}
 		}
 	}

@@ -25,56 +25,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/atomic-go/atomic/internal/jsonorder"
 	"github.com/atomic-go/atomic/internal/jsonw"
 )
 
 // Object is a JSON object that keeps its keys in document order: the
 // order decides the order of the problems reported and of the arguments
 // echoed back to the model.
-type Object struct {
-	Keys []string
-	Vals map[string]any
-}
-
-// Get returns the member k.
-func (o *Object) Get(k string) (any, bool) {
-	v, ok := o.Vals[k]
-	return v, ok
-}
-
-// Has reports whether the object has the member k.
-func (o *Object) Has(k string) bool {
-	_, ok := o.Vals[k]
-	return ok
-}
-
-func (o *Object) clone() *Object {
-	c := &Object{Keys: append([]string(nil), o.Keys...), Vals: make(map[string]any, len(o.Vals))}
-	for k, v := range o.Vals {
-		c.Vals[k] = v
-	}
-	return c
-}
-
-func (o *Object) set(k string, v any) {
-	if _, ok := o.Vals[k]; !ok {
-		o.Keys = append(o.Keys, k)
-	}
-	o.Vals[k] = v
-}
-
-func (o *Object) remove(k string) {
-	if _, ok := o.Vals[k]; !ok {
-		return
-	}
-	delete(o.Vals, k)
-	for i, x := range o.Keys {
-		if x == k {
-			o.Keys = append(o.Keys[:i:i], o.Keys[i+1:]...)
-			break
-		}
-	}
-}
+type Object = jsonorder.Map[any]
 
 // maxDepth bounds the nesting of decoded documents (the decoder recurses).
 const maxDepth = 1000
@@ -105,7 +63,7 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	case json.Delim:
 		switch t {
 		case '{':
-			o := &Object{Vals: map[string]any{}}
+			o := jsonorder.New[any]()
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
@@ -116,7 +74,7 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				o.set(k, v) // a repeated key keeps its first place and its last value, as JSON.parse
+				o.Set(k, v) // a repeated key keeps its first place and its last value, as JSON.parse
 			}
 			_, err := dec.Token()
 			return o, err
