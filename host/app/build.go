@@ -32,6 +32,7 @@ import (
 	"github.com/atomic-go/atomic/host/mcp"
 	"github.com/atomic-go/atomic/host/tools"
 	"github.com/atomic-go/atomic/host/trust"
+	"github.com/atomic-go/atomic/internal/netproxy"
 )
 
 // Options configure a runtime. Zero values mean defaults.
@@ -136,6 +137,7 @@ func New(opts Options) (*Runtime, error) {
 		}
 		opts.Settings = loaded
 	}
+	netproxy.Set(opts.Settings.Settings.HTTPProxy)
 	for _, d := range opts.Settings.Diagnostics {
 		opts.Log.Warn("settings problem", "path", d.Path, "problem", d.Message)
 	}

@@ -86,6 +86,12 @@ type Settings struct {
 	DefaultProjectTrust string          `mapstructure:"defaultProjectTrust"`
 	Timeouts            TimeoutSettings `mapstructure:"timeouts"`
 	Images              ImageSettings   `mapstructure:"images"`
+	// HTTPProxy is pi 1.6's httpProxy: the proxy of provider and other
+	// HTTP requests where HTTP_PROXY and HTTPS_PROXY are not set
+	// (internal/netproxy). Read from the agent directory's settings
+	// only: a project must not route requests (and the keys they carry)
+	// through a proxy of its choice.
+	HTTPProxy string `mapstructure:"-"`
 	// ExtensionRuntime chooses the runtime of script extensions: "auto"
 	// (goja when it provides everything the extension imports, else
 	// Node), "goja" or "node". An extension's settings entry may choose
@@ -244,6 +250,17 @@ func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, 
 			continue
 		}
 		out.Diagnostics = append(out.Diagnostics, keyDiagnostics(f, data, named)...)
+		var proxy struct {
+			HTTPProxy *string `json:"httpProxy"`
+		}
+		if json.Unmarshal(data, &proxy) == nil && proxy.HTTPProxy != nil {
+			if f == paths.GlobalSettingsFile() {
+				out.Settings.HTTPProxy = strings.TrimSpace(*proxy.HTTPProxy)
+			} else {
+				out.Diagnostics = append(out.Diagnostics, Diagnostic{Path: f, Ignored: true,
+					Message: "setting httpProxy is read from the agent directory's settings only; ignored here"})
+			}
+		}
 		var all map[string]any
 		if json.Unmarshal(data, &all) == nil {
 			mergeInto(out.Merged, all)
@@ -262,6 +279,8 @@ func Load(paths Paths, includeProject bool, overrides map[string]any) (*Loaded, 
 		}
 		mergeInto(out.Merged, nestMap(overrides))
 	}
+	proxy := out.Settings.HTTPProxy
+	defer func() { out.Settings.HTTPProxy = proxy }() // not viper's: the global file's only
 	if err := v.Unmarshal(&out.Settings); err != nil {
 		out.Diagnostics = append(out.Diagnostics, Diagnostic{Path: paths.GlobalSettingsFile(), Message: "settings have wrong types: " + err.Error()})
 		// Fall back to defaults only, so a bad file never stops the agent.

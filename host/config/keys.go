@@ -17,6 +17,7 @@ var otherKeys = []string{
 	"packages",   // host/packages
 	"extensions", // host/extensions reads each entry's file itself
 	"retry.maxAgentDelayMs",
+	"httpProxy", // the agent directory's file only (Load)
 }
 
 // PiUnsupported are pi 1.6's settings that atomic reads but does not act
@@ -49,7 +50,6 @@ var PiUnsupported = map[string]string{
 	"images.autoResize":           "images are sent at their own size (no resizing)",
 	"markdown":                    "a setting of pi's terminal UI",
 	"transport":                   "providers are reached over HTTP streaming only",
-	"httpProxy":                   "set HTTPS_PROXY in the environment instead",
 	"httpIdleTimeoutMs":           "provider requests use atomic's own timeouts",
 	"websocketConnectTimeoutMs":   "providers are reached over HTTP streaming only",
 	"retry.provider":              "provider-level retries are not supported; retry.* applies",

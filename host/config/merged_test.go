@@ -38,3 +38,26 @@ func TestMergedSettings(t *testing.T) {
 		t.Errorf("untrusted: %s, want %s", got, want)
 	}
 }
+
+// httpProxy is read from the agent directory's file only; a project's is
+// named in a warning and ignored.
+func TestHTTPProxyFromTheAgentDirectoryOnly(t *testing.T) {
+	agent, project := t.TempDir(), t.TempDir()
+	paths := Paths{AgentDir: agent, ProjectDir: project}
+	if err := os.WriteFile(filepath.Join(project, "settings.json"), []byte(`{"httpProxy": "http://project-proxy:1"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(paths, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Settings.HTTPProxy != "" || len(l.Diagnostics) != 1 || l.Diagnostics[0].Path != paths.ProjectSettingsFile() {
+		t.Fatalf("project httpProxy: %q %+v", l.Settings.HTTPProxy, l.Diagnostics)
+	}
+	if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"httpProxy": " http://user-proxy:2 "}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = Load(paths, true, nil); err != nil || l.Settings.HTTPProxy != "http://user-proxy:2" {
+		t.Fatalf("user httpProxy: %q %v", l.Settings.HTTPProxy, err)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/atomic-go/atomic/internal/netproxy"
 )
 
 // ProviderHooks let the agent's extensions see and change one provider
@@ -57,7 +59,7 @@ func HookedClient(hc *http.Client, req *Request) *http.Client {
 	}
 	next := hc.Transport
 	if next == nil {
-		next = http.DefaultTransport
+		next = netproxy.Transport
 	}
 	c := *hc
 	c.Transport = &hookedTransport{next: next, hooks: req.Hooks}

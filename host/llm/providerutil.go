@@ -6,13 +6,15 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/atomic-go/atomic/internal/netproxy"
 )
 
 // HTTPClient is the client the SDK-based providers share: no overall
 // timeout (responses stream for minutes), but bounded connection set-up.
 var HTTPClient = &http.Client{
 	Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
+		Proxy:                 netproxy.FromRequest,
 		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          32,

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/atomic-go/atomic/internal/netproxy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -218,7 +219,7 @@ func (s *server) connect(actx context.Context, gen int) error {
 		}
 		rt := base.Transport
 		if rt == nil {
-			rt = http.DefaultTransport
+			rt = netproxy.Transport
 		}
 		transport = &mcp.StreamableClientTransport{
 			Endpoint:   cfg.URL,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atomic-go/atomic/internal/netproxy"
 	"github.com/dop251/goja"
 )
 
@@ -32,7 +33,7 @@ var maxFetchBody = 32 << 20
 // errOffline is fetch's refusal when the agent runs offline.
 var errOffline = errors.New("fetch failed: the agent runs offline (--offline, ATOMIC_OFFLINE or PI_OFFLINE), so extensions make no network requests")
 
-var fetchClient = &http.Client{Transport: http.DefaultTransport}
+var fetchClient = &http.Client{Transport: netproxy.Transport}
 
 // fetchResult is what the promise of native fetch resolves to.
 type fetchResult struct {

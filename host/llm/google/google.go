@@ -18,6 +18,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/atomic-go/atomic/host/llm"
+	"github.com/atomic-go/atomic/internal/netproxy"
 )
 
 // API is the API name this package implements.
@@ -81,7 +82,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, b *llm.Builder)
 	hc := llm.HookedClient(p.HTTPClient, req)
 	next := hc.Transport
 	if next == nil {
-		next = http.DefaultTransport
+		next = netproxy.Transport
 	}
 	rec := &recorder{next: next, noKey: req.APIKey == ""}
 	key := req.APIKey
