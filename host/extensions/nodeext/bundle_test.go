@@ -3,6 +3,7 @@ package nodeext
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,6 +40,7 @@ export default function (pi: any) {
       ctx.ui.notify([greeting(), where(), own.dir, legacy.file, legacy.optional, import.meta.filename, __dirname].join("|"), "info");
     },
   });
+  pi.registerCommand("boom", { description: "fails", handler: async () => { throw new Error("bundled boom"); } });
   pi.registerCommand("later", {
     description: "import() of a name given at run time",
     handler: async (args: string, ctx: any) => {
@@ -140,6 +142,10 @@ func TestBundledExtensionLoadsAndKeepsItsFiles(t *testing.T) {
 	}
 	if ui := notified(t, h); !strings.Contains(ui, "later: from later.js") {
 		t.Fatalf("later: %s", ui)
+	}
+	// Errors name the original file and position (the bundle's source map).
+	if err := ext.RunCommand(ctx, "boom", ""); err == nil || !strings.Contains(err.Error(), "bundled boom (index.ts:15:83)") {
+		t.Fatalf("boom: %v", err)
 	}
 	res, err := ext.ExecuteTool(ctx, "shout", "c1", map[string]any{"text": "hey"}, nil)
 	if err != nil || res.ResultText() != "HEY hello from dep" {
@@ -271,4 +277,55 @@ func TestOwnImportsLeaveStringsAlone(t *testing.T) {
 			t.Errorf("missing %s in\n%s", want, out)
 		}
 	}
+}
+
+// A bundle Node cannot link (a name a virtual module does not export) is
+// loaded file by file, which fails as it always did: the same error.
+func TestBundleThatDoesNotLinkFailsAsBefore(t *testing.T) {
+	seen := observeBundles(t)
+	h := &fakeHost{}
+	rt := newRuntime(t, h)
+	var logged safeBuffer
+	rt.Log = slog.New(slog.NewTextHandler(&logged, nil))
+	entry := filepath.Join(t.TempDir(), "nolink.ts")
+	if err := os.WriteFile(entry, []byte(`import { notExportedByPi } from "@mariozechner/pi-coding-agent";
+export default function (pi: any) { pi.registerCommand("x", { handler: async () => notExportedByPi }); }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ext, err := rt.Load(ctx, extensions.Spec{Path: entry, Kind: extensions.KindScript, Dir: filepath.Dir(entry)}, h)
+	if err == nil {
+		ext.Close()
+		t.Fatal("loaded")
+	}
+	if !strings.Contains(err.Error(), "notExportedByPi") {
+		t.Fatalf("error: %v", err)
+	}
+	if s := seen(); len(s) != 1 || s[0].Path == "" {
+		t.Fatalf("bundle lookups: %+v", s)
+	}
+	if !strings.Contains(logged.String(), "Node extension bundle not used: loading it file by file") {
+		t.Fatalf("the file-by-file load was not tried:\n%s", logged.String())
+	}
+}
+
+// safeBuffer is a bytes.Buffer for a logger that writes from several
+// goroutines.
+type safeBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
