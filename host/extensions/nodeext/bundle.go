@@ -242,7 +242,7 @@ func (bd *bundling) ownNames(file, code string, loader api.Loader) (string, erro
 		return "", transformError(file, r.Errors[0])
 	}
 	out := string(r.Code)
-	if i := strings.LastIndex(out, "//# sourceMappingURL="); i >= 0 && strings.Contains(out[:i], "import.meta") || i < 0 && strings.Contains(out, "import.meta") {
+	if strings.Contains(out, "import.meta") && metaLeft(out) {
 		bd.refuse("%s uses import.meta otherwise than .url, .filename, .dirname and .resolve", file)
 	}
 	if dynamicImport().MatchString(out) {
@@ -253,6 +253,17 @@ func (bd *bundling) ownNames(file, code string, loader api.Loader) (string, erro
 		out = "var " + resolveName + " = (s) => globalThis.__atomicResolve(s, " + q(fileURL(file)) + "); " + out
 	}
 	return out, nil
+}
+
+// metaLeft reports whether code still refers to import.meta (a define
+// replaces references, not the text of a string or a comment).
+func metaLeft(code string) bool {
+	const left = "__atomic_import_meta_left"
+	if strings.Contains(code, left) {
+		return true
+	}
+	r := api.Transform(code, api.TransformOptions{Loader: api.LoaderJS, LogLevel: api.LogLevelSilent, Define: map[string]string{"import.meta": left}})
+	return len(r.Errors) > 0 || strings.Contains(string(r.Code), left)
 }
 
 // ownImports makes a file's import() calls whose argument is not a string,

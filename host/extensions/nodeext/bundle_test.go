@@ -265,6 +265,12 @@ export default function (pi: any) {
 func TestOwnImportsLeaveStringsAlone(t *testing.T) {
 	bd := &bundling{provided: Provides}
 	code := "const a = (x) => import(x);\nconst s = `import(${y})`;\nconst t = \"import(z)\";\nconst p = import(\"some-package\");\nconst q = import(\"./local.js\");\nconst v = import(\"@earendil-works/pi-ai\");\n"
+	if metaLeft("const s = \"import.meta.main\"; // import.meta\nconst u = \"file:///x\";") {
+		t.Error("import.meta in a string or a comment counted as a reference")
+	}
+	if !metaLeft("const m = import.meta;") || !metaLeft("const m = import.meta.main;") {
+		t.Error("a reference to import.meta not seen")
+	}
 	out := bd.ownImports("/x/f.js", code)
 	if len(bd.why) > 0 {
 		t.Fatal(bd.why)
