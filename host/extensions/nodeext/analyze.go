@@ -75,6 +75,12 @@ func Analyze(entry string, provided func(string) bool) Graph {
 // analyze is Analyze, also returning what esbuild was asked to resolve
 // (which the graph cache turns into the paths the result depends on).
 func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
+	return readGraph(entry, provided, nil)
+}
+
+// readGraph is analyze, and with bundle also the extension as one file
+// (bundle.go): one esbuild build gives both.
+func readGraph(entry string, provided func(string) bool, bundle *bundling) (Graph, *lookups) {
 	g := Graph{Entry: entry, Resolved: map[string]map[string]string{}}
 	rec := &lookups{provided: map[string]bool{}}
 	pkgs := jsext.NewPackageResolver()
@@ -87,13 +93,19 @@ func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 				return api.OnResolveResult{Path: a.Path, External: true}, nil
 			}
 			if rec.provides(a.Path, provided) {
+				if bundle != nil {
+					return bundle.virtual(a)
+				}
 				return api.OnResolveResult{Path: a.Path, External: true}, nil
 			}
 			// import() of a package is not followed: goja cannot load it
 			// anyway (it is listed in Dynamic, which decides for Node), and
 			// such a package is often one too big to read at every start
 			// (mermaid: thousands of files), loaded on first use.
-			if a.Kind == api.ResolveJSDynamicImport && !isRelative(a.Path) {
+			if a.Kind == api.ResolveJSDynamicImport && !isRelative(a.Path) && (bundle == nil || !strings.HasPrefix(a.Path, "#")) {
+				if bundle != nil {
+					return bundle.lazyPackage(b, a, rec)
+				}
 				return api.OnResolveResult{Path: a.Path, External: true}, nil
 			}
 			if strings.HasPrefix(a.Path, "#") && a.Importer != "" {
@@ -108,6 +120,11 @@ func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 			}
 			r := b.Resolve(a.Path, api.ResolveOptions{ResolveDir: a.ResolveDir, Kind: a.Kind, Importer: a.Importer, PluginData: resolving{}})
 			rec.add(lookup{spec: a.Path, dir: a.ResolveDir, failed: len(r.Errors) > 0})
+			if len(r.Errors) > 0 && bundle != nil && a.Kind == api.ResolveJSRequireCall && !isRelative(a.Path) {
+				// An optional dependency, say (require in a try): the
+				// bundle requires it from the file, as Node would.
+				return bundle.requireLater(a)
+			}
 			if len(r.Errors) > 0 {
 				rec.mu.Lock()
 				g.Missing = append(g.Missing, Import{Name: a.Path, Kind: kindName(a.Kind), Importer: a.Importer})
@@ -116,9 +133,13 @@ func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 			}
 			return api.OnResolveResult{Path: r.Path, External: r.External, Namespace: r.Namespace}, nil
 		})
+		if bundle != nil {
+			bundle.setup(b)
+			return
+		}
 		b.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: "file"}, loadSource)
 	}}
-	res := api.Build(api.BuildOptions{
+	opts := api.BuildOptions{
 		EntryPoints:   []string{entry},
 		AbsWorkingDir: "/",
 		Outdir:        filepath.Join(os.TempDir(), "atomic-nodeext-graph"),
@@ -131,7 +152,11 @@ func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 		Loader:        scriptLoaders,
 		Conditions:    []string{"node", "import"},
 		Plugins:       []api.Plugin{plugin},
-	})
+	}
+	if bundle != nil {
+		bundle.options(&opts)
+	}
+	res := api.Build(opts)
 	if len(res.Errors) > 0 {
 		e := res.Errors[0]
 		where := ""
@@ -156,11 +181,17 @@ func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 		g.Problem = "esbuild metafile: " + err.Error()
 		return g, nil
 	}
+	if bundle != nil {
+		bundle.output(res.OutputFiles)
+	}
 	missing := map[string]bool{}
 	for _, m := range g.Missing {
 		missing[m.Name] = true
 	}
 	for in, info := range meta.Inputs {
+		if strings.HasPrefix(in, virtualNamespace+":") || strings.HasPrefix(in, requireNamespace+":") {
+			continue
+		}
 		file := abs(in)
 		g.Files = append(g.Files, file)
 		if info.Format == "esm" && (strings.HasSuffix(file, ".js") || strings.HasSuffix(file, ".jsx")) {
@@ -174,9 +205,16 @@ func analyze(entry string, provided func(string) bool) (Graph, *lookups) {
 			if imp.Kind == "dynamic-import" {
 				g.Dynamic = append(g.Dynamic, Import{Name: spec, Kind: imp.Kind, Importer: file})
 			}
-			if imp.External {
+			if strings.HasPrefix(imp.Path, requireNamespace+":") {
+				continue
+			}
+			if imp.External || strings.HasPrefix(imp.Path, virtualNamespace+":") {
 				if !missing[imp.Path] {
-					g.External = append(g.External, Import{Name: imp.Path, Kind: imp.Kind, Importer: file})
+					name := imp.Path
+					if bundle != nil {
+						name = bundle.nameOf(imp.Path, imp.Original)
+					}
+					g.External = append(g.External, Import{Name: name, Kind: imp.Kind, Importer: file})
 				}
 				continue
 			}
@@ -323,11 +361,7 @@ func transformTS(dir, file string) (string, error) {
 		Engines: []api.Engine{{Name: api.EngineNode, Version: "20"}}, LogLevel: api.LogLevelSilent,
 	})
 	if len(r.Errors) > 0 {
-		e := r.Errors[0]
-		if e.Location != nil {
-			return "", fmt.Errorf("%s:%d:%d: %s", file, e.Location.Line, e.Location.Column+1, e.Text)
-		}
-		return "", fmt.Errorf("%s: %s", file, e.Text)
+		return "", transformError(file, r.Errors[0])
 	}
 	code := string(r.Code)
 	var pre []string
@@ -358,6 +392,14 @@ func transformTS(dir, file string) (string, error) {
 	return out, nil
 }
 
+// transformError names the file and position of an esbuild transform error.
+func transformError(file string, e api.Message) error {
+	if e.Location != nil {
+		return fmt.Errorf("%s:%d:%d: %s", file, e.Location.Line, e.Location.Column+1, e.Text)
+	}
+	return fmt.Errorf("%s: %s", file, e.Text)
+}
+
 // manifest is what the Node host reads to load one extension.
 type manifest struct {
 	Entry   string                       `json:"entry"`
@@ -365,6 +407,12 @@ type manifest struct {
 	Files   map[string]string            `json:"files"`
 	Resolve map[string]map[string]string `json:"resolve"`
 	ESM     []string                     `json:"esm"`
+	// Bundle is the extension as one file (bundle.go); Entry, Name and
+	// Hooks are then all the host needs.
+	Bundle string `json:"bundle,omitempty"`
+	// Hooks: the host's module hooks must be in place before the bundle
+	// is imported (it import()s a package by name).
+	Hooks bool `json:"hooks,omitempty"`
 }
 
 // writeManifest transforms the graph's TypeScript files and writes the
@@ -385,6 +433,11 @@ func writeManifest(cache string, g Graph, name string) (string, error) {
 		}
 		m.Files[f] = out
 	}
+	return storeManifest(cache, m)
+}
+
+// storeManifest writes a manifest under its digest.
+func storeManifest(cache string, m manifest) (string, error) {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return "", err

@@ -109,6 +109,8 @@ type graphEntry struct {
 	Provided map[string]bool `json:"provided"`
 	Deps     []dep           `json:"deps"`
 	Graph    Graph           `json:"graph"`
+	// Bundle is the bundle made with the graph (bundle.go; bundles/graphs only).
+	Bundle *bundleRef `json:"bundle,omitempty"`
 }
 
 // lookup is one import esbuild's resolver was asked for.
@@ -170,58 +172,76 @@ func (rt *Runtime) analyze(entry string, provided func(string) bool) Graph {
 // hit reports a cache hit. A cache file that cannot be read or parsed is
 // a miss (and is replaced).
 func cachedAnalyze(dir, entry string, provided func(string) bool) (g Graph, hit bool) {
+	g, _, hit = cachedBuild(graphCache{dir: dir, version: graphVersion(), build: func(entry string, provided func(string) bool) (Graph, *lookups, *bundleRef) {
+		g, rec := analyze(entry, provided)
+		return g, rec, nil
+	}}, entry, provided)
+	return g, hit
+}
+
+// graphCache is one directory of cached builds: the import graph alone
+// (graphs/) or the bundles' (bundles/graphs/, with the bundle made).
+type graphCache struct {
+	dir, version string
+	build        func(entry string, provided func(string) bool) (Graph, *lookups, *bundleRef)
+	// valid, when set, checks more of a cache entry than its paths.
+	valid func(*graphEntry) bool
+}
+
+// cachedBuild is cachedAnalyze for any graphCache.
+func cachedBuild(c graphCache, entry string, provided func(string) bool) (Graph, *bundleRef, bool) {
 	sum := sha256.Sum256([]byte(entry))
-	file := filepath.Join(dir, hex.EncodeToString(sum[:12])+".json")
-	if g, ok := readGraph(file, entry, provided); ok {
+	file := filepath.Join(c.dir, hex.EncodeToString(sum[:12])+".json")
+	if e, ok := readEntry(file, c.version, entry, provided); ok && (c.valid == nil || c.valid(&e)) {
 		now := time.Now()
 		_ = os.Chtimes(file, now, now) // recently used: kept by prune
-		return g, true
+		return e.Graph, e.Bundle, true
 	}
 	start := graphClock()
-	g, rec := analyze(entry, provided)
+	g, rec, ref := c.build(entry, provided)
 	if rec == nil || g.Problem != "" {
-		return g, false
+		return g, ref, false
 	}
 	deps, ok := graphDeps(g, rec, start.Add(-racyWindow).UnixNano())
 	if !ok {
-		return g, false
+		return g, ref, false
 	}
-	b, err := json.Marshal(graphEntry{Version: graphVersion(), Entry: entry, Provided: rec.provided, Deps: deps, Graph: g})
+	b, err := json.Marshal(graphEntry{Version: c.version, Entry: entry, Provided: rec.provided, Deps: deps, Graph: g, Bundle: ref})
 	if err != nil || len(b) > maxGraphBytes {
-		return g, false
+		return g, ref, false
 	}
 	// A failed write only costs an analysis next time.
 	if fsutil.WriteBytes(file, b, fsutil.Options{Perm: 0o600, DirPerm: 0o700}) == nil {
-		pruneGraphs(dir, maxGraphEntries, maxGraphTotal)
+		pruneGraphs(c.dir, maxGraphEntries, maxGraphTotal)
 	}
-	return g, false
+	return g, ref, false
 }
 
-// readGraph reads a cache file and checks it; ok only when every recorded
+// readEntry reads a cache file and checks it; ok only when every recorded
 // path and answer is still the same.
-func readGraph(file, entry string, provided func(string) bool) (Graph, bool) {
+func readEntry(file, version, entry string, provided func(string) bool) (graphEntry, bool) {
 	b, err := fsutil.ReadRegular(file, maxGraphBytes)
 	if err != nil {
-		return Graph{}, false
+		return graphEntry{}, false
 	}
 	var e graphEntry
-	if json.Unmarshal(b, &e) != nil || e.Version != graphVersion() || e.Entry != entry || len(e.Deps) == 0 {
-		return Graph{}, false
+	if json.Unmarshal(b, &e) != nil || e.Version != version || e.Entry != entry || len(e.Deps) == 0 {
+		return graphEntry{}, false
 	}
 	for name, ok := range e.Provided {
 		if provided(name) != ok {
-			return Graph{}, false
+			return graphEntry{}, false
 		}
 	}
 	for _, d := range e.Deps {
 		if !d.holds() {
-			return Graph{}, false
+			return graphEntry{}, false
 		}
 	}
 	if e.Graph.Resolved == nil {
 		e.Graph.Resolved = map[string]map[string]string{}
 	}
-	return e.Graph, true
+	return e, true
 }
 
 // holds reports whether the path is still as recorded.
@@ -521,7 +541,12 @@ func mainFields(p string) []string {
 
 // pruneGraphs keeps the most recently used entries of dir, at most max
 // of them and total bytes.
-func pruneGraphs(dir string, max int, total int64) {
+func pruneGraphs(dir string, max int, total int64) { pruneOldest(dir, ".json", "", max, total) }
+
+// pruneOldest keeps the most recently used files of dir whose names end
+// in suffix, at most max of them and total bytes, each counted and removed
+// with its companion (its name followed by companion) when there is one.
+func pruneOldest(dir, suffix, companion string, max int, total int64) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -534,13 +559,21 @@ func pruneGraphs(dir string, max int, total int64) {
 	var files []aged
 	var sum int64
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json") {
+		if !strings.HasSuffix(e.Name(), suffix) {
 			continue
 		}
-		if info, err := e.Info(); err == nil {
-			files = append(files, aged{e.Name(), info.ModTime(), info.Size()})
-			sum += info.Size()
+		info, err := e.Info()
+		if err != nil {
+			continue
 		}
+		size := info.Size()
+		if companion != "" {
+			if c, err := os.Stat(filepath.Join(dir, e.Name()+companion)); err == nil {
+				size += c.Size()
+			}
+		}
+		files = append(files, aged{e.Name(), info.ModTime(), size})
+		sum += size
 	}
 	if len(files) <= max && sum <= total {
 		return
@@ -551,6 +584,9 @@ func pruneGraphs(dir string, max int, total int64) {
 		sum += f.size
 		if i >= max || sum > total {
 			_ = os.Remove(filepath.Join(dir, f.name))
+			if companion != "" {
+				_ = os.Remove(filepath.Join(dir, f.name+companion))
+			}
 		}
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -240,7 +241,27 @@ func (rt *Runtime) programDir() (string, error) {
 		}
 	}
 	rt.progDir = dir
+	pruneCompileCache(filepath.Join(rt.cacheDir(), "v8"), maxCompileCache)
 	return dir, nil
+}
+
+// maxCompileCache bounds V8's code cache of the Node host (NODE_COMPILE_CACHE):
+// Node adds to it and never removes, so past this size it starts again.
+const maxCompileCache = 256 << 20
+
+func pruneCompileCache(dir string, limit int64) {
+	var sum int64
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				sum += info.Size()
+			}
+		}
+		return nil
+	})
+	if sum > limit {
+		_ = os.RemoveAll(dir)
+	}
 }
 
 // Provides reports whether the Node host provides a bare module name
@@ -273,7 +294,9 @@ func (rt *Runtime) command(node, dir string, heapMB int64) []string {
 	if limit <= 0 {
 		limit = rt.heapLimitMB()
 	}
-	cmd := []string{node, fmt.Sprintf("--max-old-space-size=%d", limit), "--enable-source-maps"}
+	// import.meta.resolve with a parent: a bundled file's resolves from
+	// where the file is (bundle.go).
+	cmd := []string{node, fmt.Sprintf("--max-old-space-size=%d", limit), "--enable-source-maps", "--experimental-import-meta-resolve"}
 	rt.mu.Lock()
 	v := rt.nodeVer
 	rt.mu.Unlock()
@@ -285,13 +308,20 @@ func (rt *Runtime) command(node, dir string, heapMB int64) []string {
 }
 
 // Load implements extensions.Runtime.
+//
+// The extension is loaded as one file (bundle.go) when it can be; else
+// (or when its bundle fails to load) file by file from its import graph.
 func (rt *Runtime) Load(ctx context.Context, spec extensions.Spec, host extensions.Host) (extensions.Extension, error) {
-	g := rt.analyze(spec.Entry(), Provides)
-	return rt.LoadGraph(ctx, spec, host, g)
+	return rt.load(ctx, spec, host, nil)
 }
 
-// LoadGraph loads an extension whose import graph was read already.
+// LoadGraph loads an extension whose import graph was read already (the
+// graph is used when the extension is not bundled).
 func (rt *Runtime) LoadGraph(ctx context.Context, spec extensions.Spec, host extensions.Host, g Graph) (extensions.Extension, error) {
+	return rt.load(ctx, spec, host, &g)
+}
+
+func (rt *Runtime) load(ctx context.Context, spec extensions.Spec, host extensions.Host, g *Graph) (extensions.Extension, error) {
 	node, err := rt.node()
 	if err != nil {
 		return nil, err
@@ -303,14 +333,48 @@ func (rt *Runtime) LoadGraph(ctx context.Context, spec extensions.Spec, host ext
 	if err != nil {
 		return nil, err
 	}
-	if g.Problem != "" {
+	if g != nil && g.Problem != "" {
 		return nil, errors.New(g.Problem)
 	}
-	name := scriptName(g.Entry)
-	man, err := writeManifest(rt.cacheDir(), g, name)
+	entry := spec.Entry()
+	if g != nil {
+		entry = g.Entry
+	}
+	name := scriptName(entry)
+	if b := rt.bundle(dir, entry); b.Path != "" {
+		man, err := storeManifest(rt.cacheDir(), manifest{Entry: entry, Name: name, Bundle: b.Path, Hooks: b.Hooks})
+		if err == nil {
+			ext, err := rt.attach(ctx, spec, host, node, dir, man)
+			if err == nil || !bundleFailure().MatchString(err.Error()) || ctx.Err() != nil {
+				return ext, err
+			}
+		}
+		// A bundle Node could not link or parse: what worked file by file
+		// still does.
+		rt.logger().Info("Node extension bundle not used: loading it file by file", "extension", entry, "err", err)
+	}
+	if g == nil {
+		a := rt.analyze(entry, Provides)
+		g = &a
+		if g.Problem != "" {
+			return nil, errors.New(g.Problem)
+		}
+	}
+	man, err := writeManifest(rt.cacheDir(), *g, name)
 	if err != nil {
 		return nil, err
 	}
+	return rt.attach(ctx, spec, host, node, dir, man)
+}
+
+// bundleFailure is a load error that a bundle, not the extension, may
+// have caused (a module Node could not parse, find or link).
+var bundleFailure = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`SyntaxError|ERR_MODULE_NOT_FOUND|Cannot find module|ERR_REQUIRE_ESM|ERR_UNSUPPORTED|Dynamic require of|does not provide an export named`)
+})
+
+// attach starts the extension from its manifest in its Node process.
+func (rt *Runtime) attach(ctx context.Context, spec extensions.Spec, host extensions.Host, node, dir, man string) (extensions.Extension, error) {
 	alone := false
 	switch spec.Options.Isolation {
 	case "process":
@@ -393,7 +457,10 @@ func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e 
 	p := rt.shared
 	if alone || p == nil {
 		p = &process{rt: rt, exts: map[*extension]bool{}, stop: make(chan struct{}), alone: alone}
-		env := []string{"ATOMIC_AGENT_DIR=" + rt.AgentDir, "ATOMIC_HOST_VERSION=" + rt.HostVersion, "ATOMIC_PACKAGE_DIR=" + packageDir()}
+		env := []string{"ATOMIC_AGENT_DIR=" + rt.AgentDir, "ATOMIC_HOST_VERSION=" + rt.HostVersion, "ATOMIC_PACKAGE_DIR=" + packageDir(),
+			// Node 22.1 and newer keep V8's compiled code of the host
+			// program and the bundles here (older ones ignore it).
+			"NODE_COMPILE_CACHE=" + filepath.Join(rt.cacheDir(), "v8")}
 		p.proc = rt.Plugins.NewProcess(cmd, host.HandlerContext().Cwd, env, true, p.crashed)
 		// Hook calls take the event lane (the host program lists
 		// events.lane): a frame each way instead of an HTTP/2 stream.

@@ -15,9 +15,11 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { register } from "node:module";
+import { createRequire, register } from "node:module";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { MessageChannel, Worker, isMainThread, receiveMessageOnPort, workerData } from "node:worker_threads";
+
+import { virtualModuleSource } from "./loader.mjs";
 
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -105,7 +107,10 @@ function syncWorker({ port, flag }) {
 }
 
 let syncState;
-function syncCall(address, method, req, callId) {
+// startSync starts the worker (once): at the first extension's load, so
+// that it starts on another core while the extension loads, before the
+// getters an extension calls while loading or in session_start wait for it.
+function startSync() {
   if (!syncState) {
     const { port1, port2 } = new MessageChannel();
     const flag = new SharedArrayBuffer(4);
@@ -119,7 +124,11 @@ function syncCall(address, method, req, callId) {
     port1.unref();
     syncState = { port: port1, flag: new Int32Array(flag) };
   }
-  const { port, flag } = syncState;
+  return syncState;
+}
+
+function syncCall(address, method, req, callId) {
+  const { port, flag } = startSync();
   Atomics.store(flag, 0, 0);
   port.postMessage({ address, method, req, callId });
   if (Atomics.wait(flag, 0, 0, 35000) === "timed-out") throw new Error(`host call ${method} timed out`);
@@ -176,6 +185,30 @@ function makeVirtualModules(dir, agentDir, version) {
     return module.exports;
   };
   return { names: [...names], get, shared: sources.shared || {}, staleMessage: sources.staleMessage || "This extension ctx is stale." };
+}
+
+// writeVirtualFiles writes each virtual module as the ES module file a
+// bundle imports (virtual/<hex of the name>.mjs in the program directory,
+// bundle.go's virtualFile), where it is not there already: atomically, as
+// agents running the same program share the directory.
+function writeVirtualFiles(dir, exportsOf) {
+  const vdir = path.join(dir, "virtual");
+  try {
+    fs.mkdirSync(vdir, { recursive: true, mode: 0o700 });
+    for (const [name, keys] of Object.entries(exportsOf)) {
+      const file = path.join(vdir, Buffer.from(name).toString("hex") + ".mjs");
+      const src = virtualModuleSource(name, keys);
+      try {
+        if (fs.readFileSync(file, "utf8") === src) continue;
+      } catch {}
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, src, { mode: 0o600 });
+      fs.renameSync(tmp, file);
+    }
+  } catch (e) {
+    // A bundle then fails to link and is loaded file by file.
+    log(`virtual module files: ${errText(e)}`);
+  }
 }
 
 // --- pi's built-in tool factories ------------------------------------------------
@@ -418,6 +451,9 @@ async function main() {
     process.stderr.write("This program is atomic's Node extension host; the atomic agent starts it.\n");
     process.exit(1);
   }
+  // V8's code cache (Node 22.1+, set by the agent) is this process's:
+  // the programs extensions start do not inherit it.
+  delete process.env.NODE_COMPILE_CACHE;
   const dir = path.dirname(fileURLToPath(import.meta.url));
   hostDir = dir;
   const virtual = makeVirtualModules(dir, process.env.ATOMIC_AGENT_DIR || "", process.env.ATOMIC_HOST_VERSION || "");
@@ -435,25 +471,57 @@ async function main() {
       exportsOf[n] = [];
     }
   }
-  const { port1: loaderPort, port2: loaderPort2 } = new MessageChannel();
-  register(pathToFileURL(path.join(dir, "loader.mjs")).href, {
-    data: { port: loaderPort2, virtual: exportsOf },
-    transferList: [loaderPort2],
-  });
-  loaderPort.unref();
+  writeVirtualFiles(dir, exportsOf);
+  // import.meta.resolve of a bundled file, from where the file is (the
+  // virtual modules as the module hooks name them).
+  globalThis.__atomicResolve = (s, parent) => (Object.hasOwn(exportsOf, s) ? "atomic-virtual:" + s : import.meta.resolve(s, parent));
+  // require() of a package esbuild did not find, from the requiring file.
+  globalThis.__atomicRequire = (parent, s) => createRequire(parent)(s);
+  // The module hooks run on a thread of their own and see every module
+  // loaded after they are registered: registered when an extension loaded
+  // file by file (or a bundle that import()s a package) first needs them.
+  let loaderPort = null;
   let seq = 0;
   const acks = new Map();
-  loaderPort.on("message", (m) => {
-    const done = acks.get(m.ack);
-    acks.delete(m.ack);
-    if (done) done();
-  });
+  const hooks = () => {
+    if (loaderPort) return loaderPort;
+    const { port1, port2 } = new MessageChannel();
+    register(pathToFileURL(path.join(dir, "loader.mjs")).href, {
+      data: { port: port2, virtual: exportsOf },
+      transferList: [port2],
+    });
+    port1.unref();
+    port1.on("message", (m) => {
+      const done = acks.get(m.ack);
+      acks.delete(m.ack);
+      if (done) done();
+    });
+    loaderPort = port1;
+    return port1;
+  };
+  // import(x) of a bundled file, x not a string literal or a package's
+  // name: resolved from the file (a virtual module: the bundles' file of
+  // it), loaded through the module hooks as before.
+  globalThis.__atomicImport = (s, parent, options) => {
+    let url;
+    try {
+      hooks();
+      s = String(s);
+      url = Object.hasOwn(exportsOf, s) ? pathToFileURL(path.join(dir, "virtual", Buffer.from(s).toString("hex") + ".mjs")).href : import.meta.resolve(s, parent);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    // The one import attribute Node knows: { with: { type: "json" } }.
+    const type = options && ((options.with && options.with.type) || (options.assert && options.assert.type));
+    return type === "json" ? import(url, { with: { type: "json" } }) : import(url);
+  };
   const tellLoader = (manifest) =>
     new Promise((resolve) => {
+      const port = hooks();
       const id = ++seq;
       acks.set(id, resolve);
-      loaderPort.ref();
-      loaderPort.postMessage({ seq: id, files: manifest.files || {}, resolve: manifest.resolve || {}, esm: manifest.esm || [] });
+      port.ref();
+      port.postMessage({ seq: id, files: manifest.files || {}, resolve: manifest.resolve || {}, esm: manifest.esm || [] });
     }).finally(() => loaderPort.unref());
 
   const protos = loadProtos();
@@ -544,8 +612,17 @@ async function main() {
     const client = new v1.HostService("unix:" + address, grpc.credentials.createInsecure(), grpcOptions);
     const ext = new Extension(id, manifest, address, client);
     builtinHost = ext;
-    await tellLoader(manifest);
-    const mod = await import(pathToFileURL(manifest.entry).href + "?atomic-extension=" + encodeURIComponent(id));
+    startSync();
+    let url;
+    if (manifest.bundle) {
+      // One file (bundle.go); the hooks only for a package it import()s.
+      if (manifest.hooks) await tellLoader({});
+      url = pathToFileURL(manifest.bundle).href;
+    } else {
+      await tellLoader(manifest);
+      url = pathToFileURL(manifest.entry).href;
+    }
+    const mod = await import(url + "?atomic-extension=" + encodeURIComponent(id));
     let factory = mod.default;
     if (factory && typeof factory === "object" && typeof factory.default === "function") factory = factory.default;
     if (typeof factory !== "function") throw new Error(`${manifest.entry} does not export a default function (the extension factory)`);

@@ -1,4 +1,6 @@
-// Module hooks of atomic's Node extension host (node:module register):
+// Module hooks of atomic's Node extension host (node:module register), in
+// place once an extension is loaded file by file (a bundled one needs
+// none, bundle.go):
 // the virtual modules (pi packages, TypeBox, Atomic's names), the
 // TypeScript files the Go side transformed with esbuild (served at their
 // own file URLs, so import.meta.url and relative imports are the
@@ -47,13 +49,21 @@ export async function resolve(specifier, context, next) {
 
 const ident = /^[A-Za-z_$][\w$]*$/;
 
+// virtualModuleSource is the ES module of a virtual module: the stand-in's
+// object as the default export (its default when it is an ES module's)
+// and each of its names (keys). Served here, and written by the host as
+// the file a bundle imports (host.mjs, bundle.go).
+export function virtualModuleSource(name, keys) {
+  const names = (keys || []).filter((k) => k !== "default" && k !== "globalThis" && k !== "__atomic_m" && ident.test(k));
+  const lines = [`const __atomic_m = globalThis.__atomicVirtualModule(${JSON.stringify(name)});`, "export default (__atomic_m && __atomic_m.__esModule && __atomic_m.default !== undefined ? __atomic_m.default : __atomic_m);"];
+  for (const k of names) lines.push(`export const ${k} = __atomic_m[${JSON.stringify(k)}];`);
+  return lines.join("\n");
+}
+
 export async function load(url, context, next) {
   if (url.startsWith(VIRTUAL)) {
     const name = url.slice(VIRTUAL.length);
-    const keys = (virtual[name] || []).filter((k) => k !== "default" && k !== "globalThis" && k !== "__atomic_m" && ident.test(k));
-    const lines = [`const __atomic_m = globalThis.__atomicVirtualModule(${JSON.stringify(name)});`, "export default (__atomic_m && __atomic_m.__esModule && __atomic_m.default !== undefined ? __atomic_m.default : __atomic_m);"];
-    for (const k of keys) lines.push(`export const ${k} = __atomic_m[${JSON.stringify(k)}];`);
-    return { format: "module", source: lines.join("\n"), shortCircuit: true };
+    return { format: "module", source: virtualModuleSource(name, virtual[name]), shortCircuit: true };
   }
   const p = pathOf(url);
   if (p) {
