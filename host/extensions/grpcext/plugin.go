@@ -190,7 +190,10 @@ func (pr *Process) attach(p *Plugin) {
 	pr.mu.Unlock()
 }
 
-// detach removes a plugin; the process ends with its last plugin.
+// detach removes a plugin; the process ends with its last plugin. The
+// ending instance is the process's no more: a plugin attached while it
+// is being killed (a shared process's next extension) starts a new one
+// instead of describing itself to one that is going away.
 func (pr *Process) detach(p *Plugin) {
 	pr.mu.Lock()
 	delete(pr.users, p)
@@ -198,11 +201,13 @@ func (pr *Process) detach(p *Plugin) {
 	var in *instance
 	if last {
 		pr.closed = true
-		in = pr.inst
+		in, pr.inst = pr.inst, nil
+		if in != nil {
+			in.killed.Store(true)
+		}
 	}
 	pr.mu.Unlock()
 	if in != nil {
-		in.killed.Store(true)
 		killPlugin(in.client, in.runner)
 	}
 }
