@@ -156,6 +156,7 @@ type Process struct {
 	retryAt time.Time
 	dead    error // set when disabled
 	closed  bool
+	started bool // a process was started once
 	users   map[*Plugin]bool
 	// busyAtExit are the plugins that had a call running when the
 	// process last exited (the likely cause in a shared process).
@@ -305,7 +306,7 @@ func (pr *Process) ensure(ctx context.Context) (*instance, error) {
 		return nil, err
 	}
 	pr.mu.Lock()
-	pr.inst = in
+	pr.inst, pr.started = in, true
 	pr.mu.Unlock()
 	go pr.watch(in)
 	return in, nil
@@ -628,6 +629,14 @@ func (pr *Process) Pid() int {
 		return 0
 	}
 	return pr.inst.runner.cmd.Process.Pid
+}
+
+// Started reports whether the process was started once (whether or not
+// it still runs): a plugin that failed got as far as its own code.
+func (pr *Process) Started() bool {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.started
 }
 
 // hostPlugin is the host side of the go-plugin plugin.
