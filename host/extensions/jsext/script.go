@@ -27,6 +27,7 @@ type Script struct {
 	rt    *Runtime
 	spec  extensions.Spec
 	entry string // the file the script starts from
+	cwd   string // process.cwd(): the session's directory when it was loaded
 	base  string // directory positions are shown relative to
 	log   *slog.Logger
 	sends sendCount // messages sent and not yet taken by the host (runCommand waits)
@@ -106,6 +107,19 @@ func scriptName(entry string) string {
 	return name
 }
 
+// scriptCwd is a script's process.cwd(): the session's directory, as
+// an isolated child and Node's process have it (they start there), or
+// this process's.
+func scriptCwd(host extensions.Host) string {
+	if d := host.HandlerContext().Cwd; filepath.IsAbs(d) {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
 // loadScript starts a script in this process: transform, runtime, module
 // registry, the factory. host serves calls made outside a handler.
 func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host extensions.Host) (*Script, error) {
@@ -113,6 +127,7 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 	s := &Script{
 		rt: rt, spec: spec, entry: entry, base: filepath.Dir(entry), host: host,
 		log:    rt.logger(),
+		cwd:    scriptCwd(host),
 		calls:  map[int64]*call{},
 		tokens: map[int64]context.CancelFunc{},
 	}
