@@ -36,6 +36,10 @@ type Script struct {
 	hostMu sync.Mutex
 	host   extensions.Host // for calls made outside a handler
 
+	// reregister tells the agent of what the script registered after
+	// loading (an isolated script's child; nil in process); under mu.
+	reregister func(context.Context) error
+
 	// Loop only.
 	fn        jsFuncs
 	nativeObj *goja.Object
