@@ -98,7 +98,7 @@ var inherent = map[string]map[string]string{
 	"pi-chrome/extensions/chrome-profile-bridge/index.ts": {"node": "goja lacks node:http"},
 	"pi-lens/dist/index.js":                               {"node": "goja lacks node:https"},
 	"pi-markdown-preview/index.ts":                        {"node": `goja's regular expressions lack \P{ASCII}`},
-	"pi-subagents/index.ts":                               {"node": `goja lacks the module "process"`},
+	"pi-subagents/index.ts":                               {"node": "goja lacks node:worker_threads"},
 	"pi-web-access/index.ts":                              {"node": "goja lacks node:async_hooks"},
 	"@gotgenes/pi-permission-system/src/index.ts":         {"node": "goja lacks WebAssembly (web-tree-sitter parses the bash command): the gate fails closed"},
 	"file-trigger.ts":                                     {"node": "goja lacks fs.watch (its session_start handler fails in goja, Node's watch fails on a missing file)"},

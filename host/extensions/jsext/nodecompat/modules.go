@@ -311,5 +311,8 @@ func Modules() map[string]require.ModuleLoader {
 	}
 	out["path/posix"] = pathModule
 	out["node:path/posix"] = pathModule
+	// node:process is the process global, as in Node.
+	process := func(r *goja.Runtime, module *goja.Object) { _ = module.Set("exports", r.Get("process")) }
+	out["process"], out["node:process"] = process, process
 	return out
 }
