@@ -154,6 +154,10 @@ func TestParity(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// A project as pi's examples expect one (they write into .pi).
+		if err := os.MkdirAll(filepath.Join(cwd, ".pi"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		prompt = promptEvents(cwd)
 		rt := e.runtime(agentDir)
 		start := time.Now()

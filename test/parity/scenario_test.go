@@ -77,6 +77,8 @@ func promptEvents(cwd string) []*hooks.Event {
 		event(map[string]any{"type": hooks.MessageEnd, "message": user}),
 		event(map[string]any{"type": hooks.Context, "messages": []llm.Message{user}}),
 		event(map[string]any{"type": hooks.BeforeProviderRequest, "payload": map[string]any{"model": fauxModel.ID, "system": systemPrompt, "messages": []llm.Message{user}}}),
+		event(map[string]any{"type": hooks.AfterProviderResponse, "status": 200, "headers": map[string]string{"content-type": "text/event-stream"}}),
+		event(map[string]any{"type": hooks.ProviderStreamEvent, "provider": fauxModel.Provider, "api": fauxModel.API, "model": fauxModel.ID, "data": map[string]any{"type": "message_start"}}),
 		event(map[string]any{"type": hooks.MessageStart, "message": partial}),
 	}
 	evs = append(evs, updates...)
