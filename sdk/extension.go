@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"time"
 )
 
@@ -78,6 +79,7 @@ type Extension struct {
 	provs    []Provider
 	timeouts map[string]time.Duration
 	connect  []func(Host, ContextInfo)
+	served   atomic.Pointer[server] // set by Serve (see Update)
 }
 
 // New returns an empty extension.

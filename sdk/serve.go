@@ -3,6 +3,7 @@ package sdk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -60,7 +61,9 @@ type grpcPlugin struct {
 
 // GRPCServer registers the PluginService.
 func (p *grpcPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterPluginServiceServer(s, &server{ext: p.ext, broker: broker})
+	srv := &server{ext: p.ext, broker: broker}
+	p.ext.served.Store(srv)
+	pb.RegisterPluginServiceServer(s, srv)
 	return nil
 }
 
@@ -160,6 +163,38 @@ func describeProto(ext *Extension) *pb.DescribeResponse {
 	return resp
 }
 
+// current is the extension served now (Extension.Update replaces it).
+func (s *server) current() *Extension {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ext
+}
+
+// Update makes next's registrations (handlers, commands, tools, providers)
+// the extension's, once it is served: the agent is told at once
+// (HostService.UpdateRegistrations) and later calls reach next's. For an
+// extension whose registrations change while it runs (atomic's isolated
+// scripts: pi.registerTool from a handler); its flags and OnConnect
+// functions stay the first extension's.
+func (e *Extension) Update(ctx context.Context, next *Extension) error {
+	s := e.served.Load()
+	if s == nil {
+		return errors.New("the extension is not served yet")
+	}
+	s.mu.Lock()
+	first := s.ext
+	next.flags, next.connect = first.flags, first.connect
+	s.ext = next
+	host := s.host
+	s.mu.Unlock()
+	gh, ok := host.(*grpcHost)
+	if !ok {
+		return errors.New("the extension has no connection to the agent yet")
+	}
+	_, err := gh.c.UpdateRegistrations(ctx, &pb.UpdateRegistrationsRequest{Description: describeProto(next)})
+	return err
+}
+
 func (s *server) context(ctx context.Context, hc *pb.HandlerContext) *Context {
 	s.mu.Lock()
 	host, flags := s.host, s.flags
@@ -178,9 +213,9 @@ func (s *server) HandleEvent(ctx context.Context, req *pb.HandleEventRequest) (*
 	var res json.RawMessage
 	var err error
 	if req.HandlerIndex != nil {
-		res, err = s.ext.HandleEventAt(s.context(ctx, req.Context), req.Event, int(*req.HandlerIndex), req.PayloadJson)
+		res, err = s.current().HandleEventAt(s.context(ctx, req.Context), req.Event, int(*req.HandlerIndex), req.PayloadJson)
 	} else {
-		res, err = s.ext.HandleEvent(s.context(ctx, req.Context), req.Event, req.PayloadJson)
+		res, err = s.current().HandleEvent(s.context(ctx, req.Context), req.Event, req.PayloadJson)
 	}
 	if err != nil {
 		return &pb.HandleEventResponse{Error: err.Error(), HandlerErrors: handlerErrors(err)}, nil
@@ -210,7 +245,7 @@ func (s *server) HandleEvents(ctx context.Context, req *pb.HandleEventsRequest) 
 			resp.Errors[i] = ctx.Err().Error()
 			continue
 		}
-		if _, err := s.ext.HandleEvent(s.context(ctx, ev.Context), ev.Event, ev.PayloadJson); err != nil {
+		if _, err := s.current().HandleEvent(s.context(ctx, ev.Context), ev.Event, ev.PayloadJson); err != nil {
 			resp.Errors[i] = err.Error()
 		}
 	}
@@ -218,14 +253,14 @@ func (s *server) HandleEvents(ctx context.Context, req *pb.HandleEventsRequest) 
 }
 
 func (s *server) RunCommand(ctx context.Context, req *pb.RunCommandRequest) (*pb.RunCommandResponse, error) {
-	if err := s.ext.RunCommand(s.context(ctx, req.Context), req.Name, req.Args); err != nil {
+	if err := s.current().RunCommand(s.context(ctx, req.Context), req.Name, req.Args); err != nil {
 		return &pb.RunCommandResponse{Error: err.Error()}, nil
 	}
 	return &pb.RunCommandResponse{}, nil
 }
 
 func (s *server) GetCommandCompletions(ctx context.Context, req *pb.GetCommandCompletionsRequest) (*pb.GetCommandCompletionsResponse, error) {
-	items, none, err := s.ext.Complete(s.context(ctx, req.Context), req.Name, req.ArgumentPrefix)
+	items, none, err := s.current().Complete(s.context(ctx, req.Context), req.Name, req.ArgumentPrefix)
 	if err != nil {
 		return &pb.GetCommandCompletionsResponse{Error: err.Error()}, nil
 	}
@@ -254,7 +289,7 @@ func (s *server) ExecuteTool(req *pb.ExecuteToolRequest, stream pb.PluginService
 		defer sendMu.Unlock()
 		_ = stream.Send(msg)
 	}
-	out, err := s.ext.ExecuteTool(ctx, req.Name, ToolInvocation{ToolCallID: req.ToolCallId, Args: args}, update)
+	out, err := s.current().ExecuteTool(ctx, req.Name, ToolInvocation{ToolCallID: req.ToolCallId, Args: args}, update)
 	sendMu.Lock()
 	defer sendMu.Unlock()
 	if err != nil {

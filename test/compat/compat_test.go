@@ -20,13 +20,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -430,19 +428,6 @@ func normJSON(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-func ensure(t *testing.T, name, version string) npmpkg.Install {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	inst, err := npmpkg.Ensure(ctx, name, version)
-	if errors.Is(err, npmpkg.ErrUnreachable) {
-		testreq.Missing(t, "npm", "npm cannot reach its registry, so the published extensions cannot be installed: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return inst
-}
-
 // prefetch installs the suite's npm packages four at a time (an install
 // mostly waits for the registry), so a clean machine does not install
 // them one after the other; problems are reported by the ensure that
@@ -492,7 +477,7 @@ func cases(t *testing.T, pi npmpkg.Install) []Case {
 			out = append(out, c)
 			continue
 		}
-		c.Path = ensure(t, p.Name, p.Version).PackageDir()
+		c.Path = Ensure(t, p.Name, p.Version).PackageDir()
 		out = append(out, c)
 	}
 	dir := filepath.Join(pi.PackageDir(), "examples", "extensions")
@@ -525,47 +510,10 @@ func defaultPlan(o Observation) (*Run, *Run) {
 		cmd = &Run{Name: o.Commands[0].Name}
 	}
 	if len(o.Tools) > 0 {
-		b, _ := json.Marshal(sample(o.Tools[0].Parameters))
+		b, _ := json.Marshal(Sample(o.Tools[0].Parameters))
 		tool = &Run{Name: o.Tools[0].Name, Args: string(b)}
 	}
 	return cmd, tool
-}
-
-// sample makes arguments that satisfy a simple schema: its required
-// properties, with the first enum value, a constant, or "compat", 1, true.
-func sample(schema json.RawMessage) map[string]any {
-	var s struct {
-		Properties map[string]struct {
-			Type  any   `json:"type"`
-			Enum  []any `json:"enum"`
-			Const any   `json:"const"`
-		} `json:"properties"`
-		Required []string `json:"required"`
-	}
-	out := map[string]any{}
-	if json.Unmarshal(schema, &s) != nil {
-		return out
-	}
-	for _, name := range s.Required {
-		p := s.Properties[name]
-		switch {
-		case p.Const != nil:
-			out[name] = p.Const
-		case len(p.Enum) > 0:
-			out[name] = p.Enum[0]
-		case p.Type == "number" || p.Type == "integer":
-			out[name] = 1
-		case p.Type == "boolean":
-			out[name] = true
-		case p.Type == "array":
-			out[name] = []any{}
-		case p.Type == "object":
-			out[name] = map[string]any{}
-		default:
-			out[name] = "compat"
-		}
-	}
-	return out
 }
 
 func fixtureDir(pi string) string { return filepath.Join("testdata", "pi-"+pi) }
@@ -580,7 +528,7 @@ func TestCompat(t *testing.T) {
 		testreq.Missing(t, "node", "node is not on PATH (.ci/run installs Debian's nodejs)")
 	}
 	prefetch()
-	pi := ensure(t, "@mariozechner/pi-coding-agent", PiVersion)
+	pi := Ensure(t, "@mariozechner/pi-coding-agent", PiVersion)
 	all := cases(t, pi)
 	if *record {
 		clis := map[string][]string{PiVersion: {"node", filepath.Join(pi.PackageDir(), "dist", "cli.js")}}
@@ -591,10 +539,10 @@ func TestCompat(t *testing.T) {
 				}
 				argv, ok := clis[c.Pi]
 				if !ok && c.Pi == PiNextVersion {
-					next := ensure(t, "@earendil-works/pi-coding-agent", PiNextVersion)
+					next := Ensure(t, "@earendil-works/pi-coding-agent", PiNextVersion)
 					node := *nodeNext
 					if node == "" {
-						node = nextNode(t)
+						node = NextNode(t)
 					}
 					argv = []string{node, filepath.Join(next.PackageDir(), "dist", "cli.js")}
 					clis[c.Pi] = argv
@@ -636,7 +584,7 @@ func TestCompat(t *testing.T) {
 				// Packages written for pi 1.x may use what its Node (22.19
 				// or newer) has and Node 20 lacks (node:sqlite): atomic's
 				// Node runtime gets the same Node as pi had.
-				env = withPath(env, filepath.Dir(nextNode(t)))
+				env = withPath(env, filepath.Dir(NextNode(t)))
 			}
 			got := observe(t, []string{bin}, func(home string) []string {
 				return append(env, "HOME="+home, "ATOMIC_CODING_AGENT_DIR="+filepath.Join(home, "agent"))
@@ -671,26 +619,6 @@ func copyRun(r *Run) *Run {
 		return nil
 	}
 	return &Run{Name: r.Name, Args: r.Args, Model: r.Model}
-}
-
-// nodeNextPackaged says whether npm has a Node build of this machine's
-// kind (NodeNextPackage is Linux x64 only).
-func nodeNextPackaged() bool { return runtime.GOOS == "linux" && runtime.GOARCH == "amd64" }
-
-// nextNode is the node binary of the cases recorded with PiNextVersion: the
-// Node build NodeNextPackage, installed with npm into the user cache (a
-// binary shipped in a registry package), or the node on PATH where there
-// is none for this machine.
-func nextNode(t *testing.T) string {
-	if !nodeNextPackaged() {
-		p, err := exec.LookPath("node")
-		if err != nil {
-			testreq.Missing(t, "node", "node is not on PATH")
-		}
-		t.Logf("no %s for %s/%s: the node on PATH runs the pi %s cases", NodeNextPackage, runtime.GOOS, runtime.GOARCH, PiNextVersion)
-		return p
-	}
-	return filepath.Join(ensure(t, NodeNextPackage, NodeNextVersion).PackageDir(), "bin", "node")
 }
 
 // withPath puts dir first on the PATH of env.

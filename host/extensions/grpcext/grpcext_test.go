@@ -308,3 +308,39 @@ func TestPluginChildrenEndWithIt(t *testing.T) {
 	p.Close()
 	gone(child, "closed")
 }
+
+// A shared process whose last plugin closes is not reused by the next
+// plugin attached (a Node extension loading while the last one closes): the
+// ending instance is dropped at once, so the next plugin starts a process
+// of its own instead of describing itself to one being killed ("grpc: the
+// client connection is closing", seen in test/parity).
+func TestSharedProcessEndingWithItsLastPluginIsNotReused(t *testing.T) {
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	dir := t.TempDir()
+	spec := extensions.Spec{Path: dir, Dir: dir, Kind: extensions.KindPlugin, Command: []string{bin, "--command", "hello"}}
+	rt := &Runtime{Log: slog.New(slog.DiscardHandler)}
+	proc := rt.NewProcess(spec.Command, dir, nil, true, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	host := &fakeHost{}
+	a, err := rt.Attach(ctx, proc, spec, host, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := proc.Pid()
+	a.Close()
+	if pid := proc.Pid(); pid != 0 {
+		t.Fatalf("the instance ended with the last plugin is still the process's (pid %d)", pid)
+	}
+	b, err := rt.Attach(ctx, proc, spec, host, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if pid := proc.Pid(); pid == 0 || pid == first {
+		t.Fatalf("pid %d after %d", pid, first)
+	}
+	if err := b.RunCommand(ctx, "hello", ""); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -156,6 +156,7 @@ type Process struct {
 	retryAt time.Time
 	dead    error // set when disabled
 	closed  bool
+	started bool // a process was started once
 	users   map[*Plugin]bool
 	// busyAtExit are the plugins that had a call running when the
 	// process last exited (the likely cause in a shared process).
@@ -190,7 +191,10 @@ func (pr *Process) attach(p *Plugin) {
 	pr.mu.Unlock()
 }
 
-// detach removes a plugin; the process ends with its last plugin.
+// detach removes a plugin; the process ends with its last plugin. The
+// ending instance is the process's no more: a plugin attached while it
+// is being killed (a shared process's next extension) starts a new one
+// instead of describing itself to one that is going away.
 func (pr *Process) detach(p *Plugin) {
 	pr.mu.Lock()
 	delete(pr.users, p)
@@ -198,11 +202,13 @@ func (pr *Process) detach(p *Plugin) {
 	var in *instance
 	if last {
 		pr.closed = true
-		in = pr.inst
+		in, pr.inst = pr.inst, nil
+		if in != nil {
+			in.killed.Store(true)
+		}
 	}
 	pr.mu.Unlock()
 	if in != nil {
-		in.killed.Store(true)
 		killPlugin(in.client, in.runner)
 	}
 }
@@ -300,7 +306,7 @@ func (pr *Process) ensure(ctx context.Context) (*instance, error) {
 		return nil, err
 	}
 	pr.mu.Lock()
-	pr.inst = in
+	pr.inst, pr.started = in, true
 	pr.mu.Unlock()
 	go pr.watch(in)
 	return in, nil
@@ -623,6 +629,14 @@ func (pr *Process) Pid() int {
 		return 0
 	}
 	return pr.inst.runner.cmd.Process.Pid
+}
+
+// Started reports whether the process was started once (whether or not
+// it still runs): a plugin that failed got as far as its own code.
+func (pr *Process) Started() bool {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.started
 }
 
 // hostPlugin is the host side of the go-plugin plugin.

@@ -35,7 +35,7 @@ func (a envAPI) exports() map[string]any {
 		"atob":       a.atob,
 		"sleepMs":    sleepMs,
 		"environ":    environ,
-		"cwd":        func() string { d, _ := os.Getwd(); return d },
+		"cwd":        func() string { return a.s.cwd },
 		"nanotime":   func() float64 { return float64(time.Since(processStart).Nanoseconds()) },
 		"scriptPath": a.s.entry,
 		"execPath":   exe,

@@ -76,6 +76,9 @@ func ServeChild(args []string) int {
 		return 1
 	}
 	ext := s.sdkExtension()
+	s.mu.Lock()
+	s.reregister = func(ctx context.Context) error { return ext.Update(ctx, s.sdkExtension()) }
+	s.mu.Unlock()
 	ext.OnConnect(func(h sdk.Host, info sdk.ContextInfo) {
 		rt.setFlagValues(info.Flags)
 		s.setDefaultHost(&sdkHost{h: h, info: info})

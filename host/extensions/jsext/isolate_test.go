@@ -184,3 +184,39 @@ func TestDialogTimeDoesNotCountAgainstTheDeadline(t *testing.T) {
 		})
 	}
 }
+
+// What an isolated script registers after loading (a tool and a command
+// from session_start, as pi's dynamic-tools example does) reaches the
+// agent, and the agent's calls reach them (found by test/parity: they
+// stayed in the child).
+func TestIsolatedScriptRegistersAfterLoading(t *testing.T) {
+	h := newHarness(t)
+	ext, err := h.loadIsolated("late.ts", `export default function (pi: any) {
+  pi.on("session_start", () => {
+    pi.registerTool({ name: "late_echo", description: "echo", parameters: { type: "object", properties: { text: { type: "string" } } },
+      async execute(_id: string, p: any) { return { content: [{ type: "text", text: "late " + p.text }] }; } });
+    pi.registerCommand("late", { description: "late command", handler: async () => { pi.appendEntry("late", {}); } });
+  });
+}`, 0)
+	if err != nil {
+		t.Fatalf("load: %v\n%s", err, h.logs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if len(ext.Tools()) != 0 || len(ext.Commands()) != 0 {
+		t.Fatalf("registered before session_start: %v %v", ext.Tools(), ext.Commands())
+	}
+	if _, err := ext.Handle(ctx, hooksEvent("session_start", map[string]any{"reason": "startup"})); err != nil {
+		t.Fatal(err)
+	}
+	if tools, cmds := ext.Tools(), ext.Commands(); len(tools) != 1 || tools[0].Name != "late_echo" || len(cmds) != 1 || cmds[0].Name != "late" {
+		t.Fatalf("the agent sees tools %v, commands %v", tools, cmds)
+	}
+	res, err := ext.ExecuteTool(ctx, "late_echo", "c1", map[string]any{"text": "hi"}, nil)
+	if err != nil || res.ResultText() != "late hi" {
+		t.Fatalf("tool: %+v %v", res, err)
+	}
+	if err := ext.RunCommand(ctx, "late", ""); err != nil {
+		t.Fatal(err)
+	}
+}

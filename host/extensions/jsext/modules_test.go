@@ -92,6 +92,7 @@ import { readFileSync, existsSync } from "fs";
 import { EventEmitter } from "node:events";
 import { promisify, format } from "node:util";
 import { createHash, randomUUID } from "node:crypto";
+import proc from "node:process";
 const dir = __dirname;
 fs.writeFileSync(path.join(dir, "out.txt"), "written");
 fs.mkdirSync(path.join(dir, "a/b/c"), { recursive: true });
@@ -114,6 +115,7 @@ export default function (pi: any) {
     err, got, size: st.size, isFile: st.isFile(), list: fs.readdirSync(dir).includes("in.txt"),
     hash: createHash("sha256").update("abc").digest("hex").slice(0, 8), uuid: randomUUID().length,
     fmt: format("%s=%d", "x", 3), promisify: typeof promisify(setTimeout),
+    process: proc === process && require("process") === process,
   }) });
 }`)
 	var got map[string]any
@@ -126,6 +128,7 @@ export default function (pi: any) {
 		"home":  true, "eol": "\n", "platform": true, "read": "world", "buf": float64(12),
 		"exists": true, "written": "written", "err": "ENOENT", "got": float64(5), "size": float64(12), "isFile": true, "list": true,
 		"hash": "ba7816bf", "uuid": float64(36), "fmt": "x=3", "promisify": "function",
+		"process": true,
 	}
 	for k, v := range want {
 		gb, _ := json.Marshal(got[k])

@@ -118,6 +118,17 @@ func (s *Script) invokePort(ctx context.Context, c *call, m portMethod, req prot
 	if err, _ := out[1].Interface().(error); err != nil {
 		return "", portError(err)
 	}
+	if m.name == "UpdateRegistrations" {
+		s.mu.Lock()
+		reregister := s.reregister
+		s.mu.Unlock()
+		// An isolated script: what it registered now reaches the agent.
+		if reregister != nil {
+			if err := reregister(ctx); err != nil {
+				return "", portError(err)
+			}
+		}
+	}
 	resp, _ := out[0].Interface().(proto.Message)
 	if resp == nil || !resp.ProtoReflect().IsValid() {
 		return "{}", nil

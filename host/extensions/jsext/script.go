@@ -27,6 +27,7 @@ type Script struct {
 	rt    *Runtime
 	spec  extensions.Spec
 	entry string // the file the script starts from
+	cwd   string // process.cwd(): the session's directory when it was loaded
 	base  string // directory positions are shown relative to
 	log   *slog.Logger
 	sends sendCount // messages sent and not yet taken by the host (runCommand waits)
@@ -34,6 +35,10 @@ type Script struct {
 
 	hostMu sync.Mutex
 	host   extensions.Host // for calls made outside a handler
+
+	// reregister tells the agent of what the script registered after
+	// loading (an isolated script's child; nil in process); under mu.
+	reregister func(context.Context) error
 
 	// Loop only.
 	fn        jsFuncs
@@ -106,6 +111,19 @@ func scriptName(entry string) string {
 	return name
 }
 
+// scriptCwd is a script's process.cwd(): the session's directory, as
+// an isolated child and Node's process have it (they start there), or
+// this process's.
+func scriptCwd(host extensions.Host) string {
+	if d := host.HandlerContext().Cwd; filepath.IsAbs(d) {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
 // loadScript starts a script in this process: transform, runtime, module
 // registry, the factory. host serves calls made outside a handler.
 func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host extensions.Host) (*Script, error) {
@@ -113,6 +131,7 @@ func (rt *Runtime) loadScript(ctx context.Context, spec extensions.Spec, host ex
 	s := &Script{
 		rt: rt, spec: spec, entry: entry, base: filepath.Dir(entry), host: host,
 		log:    rt.logger(),
+		cwd:    scriptCwd(host),
 		calls:  map[int64]*call{},
 		tokens: map[int64]context.CancelFunc{},
 	}

@@ -1,6 +1,8 @@
 package jsext
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -44,5 +46,37 @@ export default function (pi: any) {}
 `)
 	if err == nil || !strings.Contains(err.Error(), "no config") {
 		t.Fatalf("error = %v", err)
+	}
+}
+
+// A dynamic import() in a function that declares its own require (as
+// emscripten's modules do: web-tree-sitter in @gotgenes/pi-permission-system,
+// found by test/parity, where esbuild keeps the local name and its lowered
+// import() called the local require before it was set) imports through
+// the module's require.
+func TestDynamicImportBesideALocalRequire(t *testing.T) {
+	code, _, err := (&Transformer{}).Transform("/x/lowered.js", []byte(`export async function f() { return import("node:path"); }`))
+	if err != nil || !strings.Contains(code, `__atomic_require("node:path")`) {
+		t.Fatalf("the lowered import() does not call the module's require:\n%s %v", code, err)
+	}
+	h := newHarness(t)
+	s := h.mustLoad("emscripten.js", `async function load() {
+  if (typeof process == "object") {
+    const { createRequire } = await import("module");
+    var require = createRequire(import.meta.url);
+  }
+  return typeof require("node:path").join;
+}
+export default function (pi) {
+  pi.registerCommand("t", { handler: async () => { pi.appendEntry("r", { got: await load() }); } });
+}`)
+	if err := s.RunCommand(context.Background(), "t", ""); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFake(func() bool { return len(h.fake.Entries) > 0 })
+	var got struct{ Got string }
+	h.fake.Locked(func() { b, _ := json.Marshal(h.fake.Entries[0].Data); _ = json.Unmarshal(b, &got) })
+	if got.Got != "function" {
+		t.Fatalf("got %q", got.Got)
 	}
 }

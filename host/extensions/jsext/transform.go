@@ -18,7 +18,7 @@ import (
 
 // transformVersion changes whenever the transform options change, so that
 // cached output made with other options is not reused.
-const transformVersion = "jsext-3;esbuild-0.28.2"
+const transformVersion = "jsext-4;esbuild-0.28.2"
 
 // Transformer turns a script file (TypeScript or modern JavaScript with
 // ES modules) into CommonJS that goja runs, with an inline source map so
@@ -263,16 +263,28 @@ var importMetaDefines = map[string]string{
 // (`const __filename = fileURLToPath(import.meta.url)`) does not collide
 // with the CommonJS wrapper's parameters.
 const (
-	moduleHead = `var __atomic_tla = (p) => { globalThis.__atomicPending.push(p); }; var __atomic_import_meta = { url: "file://" + encodeURI(__filename).replace(/[?#]/g, encodeURIComponent), filename: __filename, dirname: __dirname, resolve: (s) => require.resolve ? require.resolve(s) : s }; (function () {`
+	moduleHead = `var __atomic_require = require; var __atomic_tla = (p) => { globalThis.__atomicPending.push(p); }; var __atomic_import_meta = { url: "file://" + encodeURI(__filename).replace(/[?#]/g, encodeURIComponent), filename: __filename, dirname: __dirname, resolve: (s) => require.resolve ? require.resolve(s) : s }; (function () {`
 	moduleTail = "\n}).call(this);\n"
 )
 
 // wrapModule wraps transformed code in moduleHead/moduleTail, keeping the
-// inline source map comment last (goja reads it only there).
+// inline source map comment last (goja reads it only there). A dynamic
+// import() that esbuild lowered to require() calls the module's require
+// (__atomic_require): esbuild keeps a `var require` the module declares
+// itself in the function around the import (emscripten's modules do:
+// `const { createRequire } = await import("module"); var require =
+// createRequire(…)`), which would shadow the module's.
 func wrapModule(code string) string {
 	sm := ""
 	if i := strings.LastIndex(code, "//# sourceMappingURL="); i >= 0 {
 		code, sm = code[:i], code[i:]
 	}
+	code = lowImport.Replace(code)
 	return moduleHead + code + moduleTail + sm
 }
+
+// lowImport rewrites esbuild's lowered import() (see wrapModule).
+var lowImport = strings.NewReplacer(
+	"Promise.resolve().then(() => __toESM(require(", "Promise.resolve().then(() => __toESM(__atomic_require(",
+	"Promise.resolve().then(() => require(", "Promise.resolve().then(() => __atomic_require(",
+)

@@ -408,7 +408,7 @@ func (rt *Runtime) attach(ctx context.Context, spec extensions.Spec, host extens
 	id := e.id
 	pl, err := rt.Plugins.Attach(ctx, p.proc, spec, host, map[string]string{ExtensionIDMetadata: id, ManifestMetadata: man})
 	if err != nil {
-		started := p.proc.Pid() != 0
+		started := p.proc.Started()
 		p.remove(e)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, loadDeadlineError(spec.Path, started, extensions.StartTimeout)

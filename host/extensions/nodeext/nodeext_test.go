@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -227,5 +228,55 @@ func TestUnboundedAllocationEndsTheProcessNotTheAgent(t *testing.T) {
 	}
 	if err := ext.RunCommand(context.Background(), "ok", ""); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// modelHost is a fakeHost that answers model requests with its name.
+type modelHost struct {
+	fakeHost
+	name  string
+	calls atomic.Int32
+}
+
+func (h *modelHost) Model(context.Context) (*llm.Model, string) {
+	return &llm.Model{ID: "m1", Provider: "p1", API: "faux"}, "off"
+}
+func (h *modelHost) HandlerContext() extensions.HandlerContext {
+	hc := h.fakeHost.HandlerContext()
+	hc.Model = &llm.Model{ID: "m1", Provider: "p1", API: "faux"}
+	return hc
+}
+func (h *modelHost) Models(context.Context) ([]llm.Model, []llm.Model) { return nil, nil }
+func (h *modelHost) ModelAuth(context.Context, string, string) extensions.ModelAuth {
+	return extensions.ModelAuth{OK: true}
+}
+func (h *modelHost) CompleteModel(context.Context, string, string, extensions.ModelCall) llm.Message {
+	h.calls.Add(1)
+	return llm.Message{Role: llm.RoleAssistant, Content: llm.TextContent("from " + h.name), StopReason: llm.StopStop}
+}
+
+// pi-ai's complete() outside a call (from a timer a command started)
+// goes through the host of the extension whose code runs, not through
+// the last one the shared Node process loaded (found by test/parity: an
+// extension's nested session reached another extension's host).
+func TestOutsideCallsUseTheirOwnExtensionsHost(t *testing.T) {
+	a := &modelHost{fakeHost: fakeHost{uiCh: make(chan string, 10)}, name: "a"}
+	b := &modelHost{fakeHost: fakeHost{uiCh: make(chan string, 10)}, name: "b"}
+	rt := newRuntime(t, &a.fakeHost)
+	extA := loadExt(t, rt, a, "testdata/outside.ts", extensions.Options{})
+	loadExt(t, rt, b, "testdata/basic.ts", extensions.Options{}) // loaded last
+	if err := extA.RunCommand(context.Background(), "ask", ""); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ui := <-a.uiCh:
+		if !strings.Contains(ui, "answer from a") {
+			t.Fatalf("ui: %q", ui)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer")
+	}
+	if a.calls.Load() != 1 || b.calls.Load() != 0 {
+		t.Fatalf("model requests: %d through a's host, %d through b's", a.calls.Load(), b.calls.Load())
 	}
 }

@@ -22,6 +22,9 @@
 //                              between the extensions of one process
 //   engine.toolUpdate(call, partial): a tool's onUpdate
 //   engine.log(level, message)
+//   engine.outside({modelCalls, sessionHost}) (optional): what pi-ai's
+//                              complete/stream and nested sessions use
+//                              outside a call (else set on globalThis)
 //   engine.staleMessage, engine.sessionControl (js/sessionctl.js),
 //   engine.makeUI (js/ui.js)
 //
@@ -162,16 +165,25 @@ module.exports = function makeAPI(engine) {
     else stream.push({ type: "done", reason: message.stopReason, message });
   }
   // pi-ai's complete and stream (js/piai.js) call models outside any
-  // handler: through the latest loaded extension's host (the agent's).
+  // handler: through this extension's host. An engine that runs several
+  // extensions in one global scope (Node) takes them (engine.outside) and
+  // picks the extension whose code runs; the others set the globals.
   {
     const mr = modelRegistryFor(null);
-    globalThis.__atomicModelCalls = { complete: mr.complete, stream: mr.stream };
-    // What a nested session (agentsession.js) takes from the agent when
-    // its creator does not say: the current model and system prompt.
-    globalThis.__atomicSessionHost = {
-      model: () => sync("GetModel", {}, null),
-      systemPrompt: () => sync("GetState", {}, null).system_prompt,
+    const outside = {
+      modelCalls: { complete: mr.complete, stream: mr.stream },
+      // What a nested session (agentsession.js) takes from the agent when
+      // its creator does not say: the current model and system prompt.
+      sessionHost: {
+        model: () => sync("GetModel", {}, null),
+        systemPrompt: () => sync("GetState", {}, null).system_prompt,
+      },
     };
+    if (typeof engine.outside === "function") engine.outside(outside);
+    else {
+      globalThis.__atomicModelCalls = outside.modelCalls;
+      globalThis.__atomicSessionHost = outside.sessionHost;
+    }
   }
   function modelRegistryFor(call) {
     const list = () => sync("ListModels", {}, call);

@@ -35,10 +35,22 @@ func pathArg(r *goja.Runtime, h Host, call goja.FunctionCall, i int) string {
 			}
 		}
 	}
+	if p != "" && !filepath.IsAbs(p) {
+		// As Node: against process.cwd(), when that is not this
+		// process's (else the path stays as given, for the messages).
+		if cwd, own := Cwd(r), ownCwd(); cwd != own {
+			p = filepath.Join(cwd, p)
+		}
+	}
 	if err := h.CheckPath(p); err != nil {
 		panic(RefusedPath(r, err, p))
 	}
 	return p
+}
+
+func ownCwd() string {
+	d, _ := os.Getwd()
+	return d
 }
 
 // RefusedPath is the exception for a path the host's path rule refuses

@@ -61,8 +61,7 @@ func pathModule(r *goja.Runtime, module *goja.Object) {
 			}
 		}
 		if !filepath.IsAbs(out) {
-			cwd, _ := os.Getwd()
-			out = cwd + "/" + out
+			out = Cwd(r) + "/" + out
 		}
 		return r.ToValue(filepath.Clean(out))
 	}
@@ -117,8 +116,10 @@ func pathModule(r *goja.Runtime, module *goja.Object) {
 	_ = o.Set("extname", extname)
 	_ = o.Set("relative", func(from, to string) string {
 		abs := func(p string) string {
-			a, _ := filepath.Abs(p)
-			return a
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(Cwd(r), p)
+			}
+			return filepath.Clean(p)
 		}
 		rel, err := filepath.Rel(abs(from), abs(to))
 		if err != nil || rel == "." {
@@ -208,6 +209,23 @@ func osModule(r *goja.Runtime, module *goja.Object) {
 	_ = o.Set("default", o)
 }
 
+// Cwd is the script's working directory: its process.cwd() (the
+// session's directory when it was loaded, as Node's process has it),
+// against which relative paths resolve; the agent's own without one.
+func Cwd(r *goja.Runtime) string {
+	if p, ok := r.Get("process").(*goja.Object); ok {
+		if fn, ok := goja.AssertFunction(p.Get("cwd")); ok {
+			if v, err := fn(p); err == nil {
+				if d := v.String(); filepath.IsAbs(d) {
+					return d
+				}
+			}
+		}
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
 // Platform is process.platform and os.platform(): Node's name of the OS.
 func Platform() string {
 	if runtime.GOOS == "windows" {
@@ -293,5 +311,8 @@ func Modules() map[string]require.ModuleLoader {
 	}
 	out["path/posix"] = pathModule
 	out["node:path/posix"] = pathModule
+	// node:process is the process global, as in Node.
+	process := func(r *goja.Runtime, module *goja.Object) { _ = module.Set("exports", r.Get("process")) }
+	out["process"], out["node:process"] = process, process
 	return out
 }

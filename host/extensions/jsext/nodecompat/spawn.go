@@ -37,6 +37,9 @@ type child struct {
 // ("exit", code, signal) or ("error", message).
 func Spawn(r *goja.Runtime, h Host, file string, args []string, cwd string, env map[string]string, onEvent goja.Callable) goja.Value {
 	cmd := exec.Command(file, args...)
+	if cwd == "" {
+		cwd = Cwd(r) // a child starts in process.cwd(), as in Node
+	}
 	cmd.Dir = cwd
 	proc.Group(cmd)
 	if env != nil {

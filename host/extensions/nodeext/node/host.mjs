@@ -15,6 +15,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createRequire, register } from "node:module";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { MessageChannel, Worker, isMainThread, receiveMessageOnPort, workerData } from "node:worker_threads";
@@ -219,6 +220,25 @@ function writeVirtualFiles(dir, exportsOf) {
 // the same agent; the one of the extension the agent called last (or the
 // one loading) is the one surely alive.
 let builtinHost; // an Extension
+// running is the extension whose code runs (a call into it, and the
+// timers and promises it starts): pi-ai's complete/stream, nested
+// sessions and the built-in tools outside a call go through its host
+// connection, else through builtinHost's.
+const running = new AsyncLocalStorage();
+const current = () => running.getStore() || builtinHost;
+const outside = () => {
+  const e = current();
+  if (!e) throw new Error("no connection to the agent");
+  return e.outside;
+};
+globalThis.__atomicModelCalls = {
+  complete: (...a) => outside().modelCalls.complete(...a),
+  stream: (...a) => outside().modelCalls.stream(...a),
+};
+globalThis.__atomicSessionHost = {
+  model: () => outside().sessionHost.model(),
+  systemPrompt: () => outside().sessionHost.systemPrompt(),
+};
 const builtinCalls = new Map(); // token -> the RunBuiltinTool call in flight
 let builtinTokens = 0;
 function builtinNatives(infos) {
@@ -232,8 +252,9 @@ function builtinNatives(infos) {
     runBuiltinTool: (token, name, cwd, argsJSON, envJSON, update) =>
       new Promise((resolve, reject) => {
         if (!Object.hasOwn(infos, name)) throw new TypeError(`"${name}" is not a built-in tool`);
-        if (!builtinHost) throw new Error("no connection to the agent for the built-in tools");
-        const call = builtinHost.client.RunBuiltinTool({ name, arguments_json: Buffer.from(argsJSON), cwd, env: JSON.parse(envJSON) });
+        const host = current();
+        if (!host) throw new Error("no connection to the agent for the built-in tools");
+        const call = host.client.RunBuiltinTool({ name, arguments_json: Buffer.from(argsJSON), cwd, env: JSON.parse(envJSON) });
         builtinCalls.set(token, call);
         let settled = false;
         const settle = (fn, v) => {
@@ -375,6 +396,9 @@ class Extension {
       staleMessage,
       sessionControl,
       makeUI,
+      outside: (o) => {
+        ext.outside = o;
+      },
     });
   }
 
@@ -580,7 +604,7 @@ async function main() {
   // handleEvent answers one HandleEvent request (over gRPC or the lane).
   const handleEvent = async (ext, r, signal) => {
     try {
-      const res = await ext.api.dispatch({ raw: r.context, sig: signal }, r.event, fromBytes(r.payload_json), r.handler_index);
+      const res = await running.run(ext, () => ext.api.dispatch({ raw: r.context, sig: signal }, r.event, fromBytes(r.payload_json), r.handler_index));
       return { result_json: res === undefined || res === null ? Buffer.alloc(0) : jsonBytes(res), error: "", handler_errors: [] };
     } catch (e) {
       return { result_json: Buffer.alloc(0), ...failure(e, ext) };
@@ -626,7 +650,7 @@ async function main() {
     let factory = mod.default;
     if (factory && typeof factory === "object" && typeof factory.default === "function") factory = factory.default;
     if (typeof factory !== "function") throw new Error(`${manifest.entry} does not export a default function (the extension factory)`);
-    await factory(ext.api.pi);
+    await running.run(ext, () => factory(ext.api.pi));
     ext.api.finishLoading();
     ext.name = manifest.name || path.basename(manifest.entry).replace(/\.[^.]+$/, "");
     exts.set(id, ext);
@@ -662,7 +686,7 @@ async function main() {
         const signal = signalOf(call);
         for (const r of call.request.events) {
           try {
-            await ext.api.dispatch({ raw: r.context, sig: signal }, r.event, fromBytes(r.payload_json));
+            await running.run(ext, () => ext.api.dispatch({ raw: r.context, sig: signal }, r.event, fromBytes(r.payload_json)));
             errors.push("");
           } catch (e) {
             errors.push(failure(e, ext).error);
@@ -676,7 +700,7 @@ async function main() {
         const ext = extOf(call);
         const r = call.request;
         try {
-          await ext.api.runCommand({ raw: r.context, sig: signalOf(call) }, r.name, r.args);
+          await running.run(ext, () => ext.api.runCommand({ raw: r.context, sig: signalOf(call) }, r.name, r.args));
           return { error: "" };
         } catch (e) {
           return { error: errorOf(e, ext) };
@@ -689,7 +713,7 @@ async function main() {
         const r = call.request;
         if (!ext.api.hasCompletions(r.name)) return { none: true };
         try {
-          const items = await ext.api.complete({ raw: r.context, sig: signalOf(call) }, r.name, r.argument_prefix);
+          const items = await running.run(ext, () => ext.api.complete({ raw: r.context, sig: signalOf(call) }, r.name, r.argument_prefix));
           if (items === null || items === undefined) return { none: true };
           return {
             completions: Array.from(items, (i) =>
@@ -714,7 +738,7 @@ async function main() {
         };
         try {
           const handle = { raw: r.context, sig: signalOf(call), update };
-          const res = (await ext.api.executeTool(handle, r.name, r.tool_call_id, fromBytes(r.arguments_json) || {})) || {};
+          const res = (await running.run(ext, () => ext.api.executeTool(handle, r.name, r.tool_call_id, fromBytes(r.arguments_json) || {}))) || {};
           finish({ content_json: jsonBytes(res.content || []), details_json: jsonBytes(res.details), is_error: !!res.isError, terminate: !!res.terminate });
         } catch (e) {
           finish({ error: errText(e) });
