@@ -220,32 +220,22 @@ func cmdExport(m *model, file string) tea.Cmd {
 	}
 }
 
-// hotkeys is the key table, as /hotkeys and docs/tui.md list it.
-var hotkeys = [][2]string{
-	{"enter", "send (while the agent works: steer)"},
-	{"alt+enter", "queue a follow-up"},
-	{"shift+enter, ctrl+j", "new line"},
-	{"esc", "interrupt the agent; twice on an idle editor: clear it"},
-	{"ctrl+c", "clear the editor; twice: quit"},
-	{"ctrl+d", "quit (on an empty editor)"},
-	{"shift+tab", "cycle the thinking level"},
-	{"ctrl+p / ctrl+shift+p", "next / previous model"},
-	{"ctrl+o", "expand or collapse tool output"},
-	{"ctrl+t", "show or hide thinking"},
-	{"pgup / pgdown", "scroll the conversation"},
-	{"tab", "complete a / command"},
-	{"ctrl+z", "suspend"},
-}
-
-func cmdHotkeys(*model, string) tea.Cmd {
+// cmdHotkeys lists the actions' keys (as keybindings.json set them)
+// and the built-in commands.
+func cmdHotkeys(m *model, _ string) tea.Cmd {
 	var b strings.Builder
-	b.WriteString("Keys:")
-	for _, k := range hotkeys {
-		fmt.Fprintf(&b, "\n  %-22s %s", k[0], k[1])
+	for _, group := range []struct{ title, prefix string }{{"Keys:", "app."}, {"Editor and lists:", "tui."}} {
+		b.WriteString(group.title)
+		for _, a := range actions() {
+			if !a.unsupported && strings.HasPrefix(a.name, group.prefix) {
+				fmt.Fprintf(&b, "\n  %-26s %s", m.keys.list(a.name), a.desc)
+			}
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\nCommands:")
+	b.WriteString("Commands:")
 	for _, c := range builtins {
-		fmt.Fprintf(&b, "\n  /%-21s %s", strings.TrimSpace(c.name+" "+c.args), c.desc)
+		fmt.Fprintf(&b, "\n  /%-25s %s", strings.TrimSpace(c.name+" "+c.args), c.desc)
 	}
 	s := b.String()
 	return func() tea.Msg { return infoMsg(s) }

@@ -34,7 +34,9 @@ type screen struct {
 	mu     sync.Mutex
 	emu    *vt.Emulator
 	exited chan struct{}
-	err    error
+	// drained is closed when the pty is read to its end.
+	drained chan struct{}
+	err     error
 }
 
 const cols, rows = 80, 24
@@ -52,9 +54,10 @@ func startScreen(t *testing.T, opts e2e.Options) *screen {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{t: t, cmd: cmd, env: env, ptm: ptm, emu: vt.NewEmulator(cols, rows), exited: make(chan struct{})}
+	s := &screen{t: t, cmd: cmd, env: env, ptm: ptm, emu: vt.NewEmulator(cols, rows), exited: make(chan struct{}), drained: make(chan struct{})}
 	go func() {
 		// What the program draws goes into the emulator.
+		defer close(s.drained)
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := ptm.Read(buf)
@@ -178,6 +181,21 @@ const (
 	keyDown  = "\x1b[B"
 	keyTab   = "\t"
 )
+
+// leftAltScreen reports whether the emulator is off the alternate screen
+// once it has read what the program wrote before it exited (the reader
+// may still be behind when the exit is seen; the pty ends with EOF).
+func (s *screen) leftAltScreen() bool {
+	s.t.Helper()
+	select {
+	case <-s.drained:
+	case <-time.After(5 * time.Second):
+		s.t.Fatal("the pty was not read to its end")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.emu.IsAltScreen()
+}
 
 // wait waits for the process to end and returns its exit status.
 func (s *screen) wait() int {

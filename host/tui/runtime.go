@@ -32,6 +32,7 @@ type runtime interface {
 	Submit(in app.PromptInput) (app.Accepted, error)
 	Queue(steer bool, text string, images []llm.ContentBlock) (string, error)
 	CancelTurn() bool
+	ClearQueue() (steering, followUp []string)
 	IsStreaming() bool
 	Messages() []llm.Message
 	LastAssistantText() (string, bool)

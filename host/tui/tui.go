@@ -25,6 +25,9 @@ type Options struct {
 	Prompts []app.PromptInput
 	// Resume opens the session picker first (-r, --resume).
 	Resume bool
+	// AgentDir holds keybindings.json, themes/ and the prompt history
+	// (history/); "" reads and keeps none of them.
+	AgentDir string
 }
 
 // Run draws the terminal UI until the user quits, an extension asks the
@@ -38,8 +41,7 @@ func run(ctx context.Context, rt runtime, opts Options) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := &pump{}
-	m := newModel(ctx, rt, p, opts.Prompts)
-	m.resumeFirst = opts.Resume
+	m := newModel(ctx, rt, p, opts)
 	progOpts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.In != nil {
 		progOpts = append(progOpts, tea.WithInput(opts.In))

@@ -27,10 +27,7 @@ func TestFirstFrameAndCtrlDExit(t *testing.T) {
 	if code := s.wait(); code != 0 {
 		t.Fatalf("exit status %d, want 0", code)
 	}
-	s.mu.Lock()
-	alt := s.emu.IsAltScreen()
-	s.mu.Unlock()
-	if alt {
+	if !s.leftAltScreen() {
 		t.Fatal("the terminal was left on the alternate screen")
 	}
 }
@@ -167,10 +164,7 @@ func TestSIGTERMRestoresTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.wait()
-	s.mu.Lock()
-	alt = s.emu.IsAltScreen()
-	s.mu.Unlock()
-	if alt {
+	if !s.leftAltScreen() {
 		t.Fatal("the terminal was left on the alternate screen after SIGTERM")
 	}
 }
