@@ -23,11 +23,14 @@ func init() {
 		{"session", "", "Show the session's file, ids, tokens and cost", cmdSession},
 		{"compact", "[instructions]", "Compact the context now", cmdCompact},
 		{"model", "[filter]", "Choose the model", cmdModel},
+		{"settings", "", "Change settings (saved in settings.json)", cmdSettings},
 		{"resume", "", "Open an earlier session", cmdResume},
 		{"fork", "", "Start a new session from an earlier message", cmdFork},
+		{"tree", "", "Move within the session tree (and branch)", cmdTree},
 		{"copy", "", "Copy the last answer to the clipboard", cmdCopy},
 		{"export", "[file]", "Export the session as HTML", cmdExport},
 		{"reload", "", "Reload extensions, skills, prompts and settings", nil},
+		{"trust", "", "Trust this project (load its extensions and resources)", cmdTrust},
 		{"hotkeys", "", "Show the keys", cmdHotkeys},
 		{"quit", "", "Quit", func(*model, string) tea.Cmd { return tea.Quit }},
 	}
@@ -240,3 +243,34 @@ func cmdHotkeys(m *model, _ string) tea.Cmd {
 	s := b.String()
 	return func() tea.Msg { return infoMsg(s) }
 }
+
+// cmdTrust shows whether the project is trusted and, when it is not,
+// offers to trust it: the decision is recorded in the agent directory's
+// trust.json and the project's extensions, skills, prompt templates,
+// context files and MCP servers are loaded at once (its settings file
+// from the next start).
+func cmdTrust(m *model, _ string) tea.Cmd {
+	rt, ctx, cwd := m.rt, m.ctx, m.cwd
+	return func() tea.Msg {
+		if rt.ProjectTrusted() {
+			return infoMsg("This project is trusted: " + cwd)
+		}
+		d := newPicker("Trust "+cwd+"?", []string{"Trust it: load its extensions, skills, prompts and context files now", "Not now"}, nil, func(i int) tea.Cmd {
+			if i != 0 {
+				return nil
+			}
+			return func() tea.Msg {
+				n, err := rt.TrustProject(ctx)
+				if err != nil {
+					return errMsg{err}
+				}
+				return trustedMsg{text: fmt.Sprintf("Trusted %s (%d extensions loaded); its settings file is read from the next start", cwd, n)}
+			}
+		})
+		d.message = "A project's extensions run code with your permissions. The decision is saved for future runs."
+		return dialogOpenMsg{d}
+	}
+}
+
+// trustedMsg reports a new trust decision: the command list is read again.
+type trustedMsg struct{ text string }

@@ -167,20 +167,6 @@ type view struct {
 	md           func(text string, width int) string
 }
 
-var (
-	styleUser     = lipgloss.NewStyle().Bold(true)
-	styleUserBar  = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
-	styleDim      = lipgloss.NewStyle().Faint(true)
-	styleThinking = lipgloss.NewStyle().Faint(true).Italic(true)
-	styleError    = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
-	styleToolHead = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("3"))
-	styleToolOK   = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
-	styleAccent   = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
-	styleSelected = lipgloss.NewStyle().Reverse(true)
-	styleAdded    = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
-	styleRemoved  = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
-)
-
 // collapsedLines is how many output lines a collapsed tool shows.
 const collapsedLines = 8
 

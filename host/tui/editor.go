@@ -113,6 +113,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return cmdModel(m, "")
 	case km.is(msg, "app.session.new"):
 		return cmdNew(m, "")
+	case km.is(msg, "app.session.tree"):
+		return cmdTree(m, "")
 	case km.is(msg, "app.session.fork"):
 		return cmdFork(m, "")
 	case km.is(msg, "app.session.resume"):

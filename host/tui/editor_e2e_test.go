@@ -45,12 +45,8 @@ func TestEditorHistory(t *testing.T) {
 	}
 	s := startScreen(t, e2e.Options{Dir: dir, Env: env(), Script: []map[string]any{{"text": "answer one"}, {"text": "answer two"}}})
 	s.waitFor("Type a message")
-	s.typeText("first prompt" + keyEnter)
-	s.waitFor("answer one")
-	s.waitGone("Working…")
-	s.typeText("second prompt" + keyEnter)
-	s.waitFor("answer two")
-	s.waitGone("Working…")
+	s.ask("first prompt", "answer one")
+	s.ask("second prompt", "answer two")
 	s.typeText("draft")
 	s.waitEditor("draft")
 	s.typeText(keyUp) // the cursor is not at the start: it goes there first

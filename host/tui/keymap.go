@@ -91,7 +91,7 @@ var actions = sync.OnceValue(func() []action {
 		{name: "app.editor.external", defaults: []string{"ctrl+g"}, unsupported: true},
 		{name: "app.clipboard.pasteImage", defaults: []string{"ctrl+v"}, unsupported: true},
 		{name: "app.session.new", desc: "new session (/new)"},
-		{name: "app.session.tree", unsupported: true},
+		{name: "app.session.tree", desc: "session tree (/tree)"},
 		{name: "app.session.fork", desc: "fork (/fork)"},
 		{name: "app.session.resume", desc: "resume a session (/resume)"},
 		{name: "app.session.togglePath", defaults: []string{"ctrl+p"}, unsupported: true},

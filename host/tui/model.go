@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -92,11 +93,19 @@ type model struct {
 	expandTools  bool
 	scroll       int // lines scrolled up from the bottom
 
-	editor   textarea.Model
-	keys     keymap
-	agentDir string
-	hist     *history
-	pastes   pastes
+	editor textarea.Model
+	keys   keymap
+	// The theme: the setting, the custom themes, the terminal's
+	// background (dark until it answers), NO_COLOR.
+	theme        *theme
+	themes       map[string]*theme
+	themeSetting string
+	bgDark       bool
+	noColor      bool
+	trustDefault string // defaultProjectTrust, for /settings
+	agentDir     string
+	hist         *history
+	pastes       pastes
 	// files is the project's file list for @ completion (files.go).
 	files        []string
 	filesAt      time.Time
@@ -140,18 +149,25 @@ type retryWait struct {
 
 func newModel(ctx context.Context, rt runtime, p *pump, opts Options) *model {
 	km := loadKeymap(opts.AgentDir)
+	themes, themeWarn := loadThemes(opts.AgentDir)
 	m := &model{
 		rt: rt, pump: p, ctx: ctx, first: opts.Prompts, resumeFirst: opts.Resume, width: 80, height: 24,
 		conv: newConversation(), editor: newEditor(km), keys: km, agentDir: opts.AgentDir, statuses: map[string]string{},
 		hist: loadHistory(historyFile(opts.AgentDir, rt.Cwd())),
-		cwd:  rt.Cwd(), md: markdown{dark: true},
+		cwd:  rt.Cwd(), themes: themes, themeSetting: opts.Theme, bgDark: true, noColor: os.Getenv("NO_COLOR") != "",
+		showThinking: !opts.HideThinking, trustDefault: opts.ProjectTrustDefault,
+	}
+	if w := m.useTheme(); w != "" {
+		themeWarn = strings.TrimSpace(themeWarn + "; " + w)
 	}
 	m.branch = gitBranch(m.cwd)
 	for _, msg := range rt.Messages() {
 		m.conv.addMessage(msg)
 	}
-	if km.warning != "" {
-		m.conv.fail(km.warning)
+	for _, w := range []string{km.warning, strings.Trim(themeWarn, "; ")} {
+		if w != "" {
+			m.conv.fail(w)
+		}
 	}
 	return m
 }
@@ -220,9 +236,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.editor.SetWidth(max(m.width, 10))
 		return m, nil
 	case tea.BackgroundColorMsg:
-		if dark := msg.IsDark(); dark != m.md.dark {
-			m.md = markdown{dark: dark}
-			m.conv.invalidateAll()
+		if dark := msg.IsDark(); dark != m.bgDark {
+			m.bgDark = dark
+			m.useTheme()
 		}
 		return m, nil
 	case eventsMsg:
@@ -242,6 +258,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.conv.fail("Error: " + msg.err.Error())
 		m.scroll = 0
 		return m, nil
+	case trustedMsg:
+		m.conv.info(msg.text)
+		m.scroll = 0
+		return m, tea.Batch(m.loadCommands(), m.refreshFooter())
 	case infoMsg:
 		m.conv.info(string(msg))
 		m.scroll = 0

@@ -43,18 +43,31 @@ const cols, rows = 80, 24
 
 func startScreen(t *testing.T, opts e2e.Options) *screen {
 	t.Helper()
+	return startScreenWith(t, opts, nil)
+}
+
+// startScreenWith is startScreen with the emulator set up first (its
+// colours, say) by setup.
+func startScreenWith(t *testing.T, opts e2e.Options, setup func(*vt.Emulator)) *screen {
+	t.Helper()
 	opts.NoMode = true
 	if opts.Env == nil {
 		opts.Env = map[string]string{}
 	}
 	opts.Env["TERM"] = "xterm-256color"
-	opts.Env["NO_COLOR"] = ""
+	if _, set := opts.Env["NO_COLOR"]; !set {
+		opts.Env["NO_COLOR"] = ""
+	}
 	cmd, env := e2e.Command(t, opts)
+	emu := vt.NewEmulator(cols, rows)
+	if setup != nil {
+		setup(emu)
+	}
 	ptm, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{t: t, cmd: cmd, env: env, ptm: ptm, emu: vt.NewEmulator(cols, rows), exited: make(chan struct{}), drained: make(chan struct{})}
+	s := &screen{t: t, cmd: cmd, env: env, ptm: ptm, emu: emu, exited: make(chan struct{}), drained: make(chan struct{})}
 	go func() {
 		// What the program draws goes into the emulator.
 		defer close(s.drained)
@@ -170,6 +183,14 @@ func (s *screen) typeText(text string) {
 	if _, err := s.ptm.WriteString(text); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// ask sends a prompt and waits for its answer and the end of the run.
+func (s *screen) ask(prompt, answer string) {
+	s.t.Helper()
+	s.typeText(prompt + keyEnter)
+	s.waitFor(answer)
+	s.waitGone("Working…")
 }
 
 // Keys as a terminal sends them.

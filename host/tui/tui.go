@@ -28,6 +28,13 @@ type Options struct {
 	// AgentDir holds keybindings.json, themes/ and the prompt history
 	// (history/); "" reads and keeps none of them.
 	AgentDir string
+	// Theme is the theme setting ("" or "system": by the terminal's
+	// background; "light/dark": one for each; a name); HideThinking the
+	// hideThinkingBlock setting.
+	Theme        string
+	HideThinking bool
+	// ProjectTrustDefault is the defaultProjectTrust setting.
+	ProjectTrustDefault string
 }
 
 // Run draws the terminal UI until the user quits, an extension asks the

@@ -81,11 +81,12 @@ type dialog struct {
 
 	// pick is a built-in picker's action with the chosen option's index.
 	pick func(index int) tea.Cmd
-	// onKey, when set, sees a picker's keys before its filter line
-	// (handled true: taken).
+	// onKey, when set, sees a list's keys first (handled true: taken).
 	onKey func(d *dialog, msg tea.KeyPressMsg) (tea.Cmd, bool)
 	// rows is how many options the last view showed (a page).
 	rows int
+	// hint replaces the key hint under a list.
+	hint string
 }
 
 func newExtDialog(id int, method string, p map[string]any) *dialog {
@@ -170,6 +171,11 @@ func (d *dialog) key(msg tea.KeyPressMsg, km keymap) (done bool, cmd tea.Cmd) {
 			return true, nil
 		}
 	case "select", "picker":
+		if d.onKey != nil {
+			if c, handled := d.onKey(d, msg); handled {
+				return false, c
+			}
+		}
 		vis := d.visible()
 		page := max(d.rows-1, 1)
 		switch {
@@ -192,11 +198,6 @@ func (d *dialog) key(msg tea.KeyPressMsg, km keymap) (done bool, cmd tea.Cmd) {
 			d.resolve(extensions.UIAnswer{Value: d.options[i], HasValue: true})
 			return true, nil
 		default:
-			if d.onKey != nil {
-				if c, handled := d.onKey(d, msg); handled {
-					return false, c
-				}
-			}
 			if d.method == "picker" {
 				var c tea.Cmd
 				d.input, c = d.input.Update(msg)
@@ -239,8 +240,6 @@ func (d *dialog) paste(msg tea.PasteMsg) tea.Cmd {
 	}
 	return c
 }
-
-var styleDialog = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("6")).Padding(0, 1)
 
 // view draws the dialog as a box of the given width, at most maxRows
 // options tall.
@@ -296,6 +295,9 @@ func (d *dialog) view(width, maxRows int) string {
 			b.WriteString("\n" + styleDim.Render(fmt.Sprintf("  (%d of %d)", d.sel+1, len(vis))))
 		}
 		hint = "↑/↓ move · enter choose · esc cancel"
+		if d.hint != "" {
+			hint = d.hint
+		}
 	case "input":
 		d.input.SetWidth(inner - 2)
 		b.WriteString("\n" + d.input.View())

@@ -6,13 +6,9 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-
-	"charm.land/lipgloss/v2"
 )
 
 // The screen.
-
-var styleRule = lipgloss.NewStyle().Foreground(lipgloss.Color("8"))
 
 func (m *model) View() tea.View {
 	w := max(m.width, 20)

@@ -1,0 +1,118 @@
+package tui_test
+
+import (
+	"encoding/json"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/vt"
+
+	"github.com/atomic-go/atomic/internal/e2e"
+)
+
+// /settings changes a setting at once and saves it in settings.json.
+func TestSettingsPanel(t *testing.T) {
+	t.Parallel()
+	s := startScreen(t, e2e.Options{})
+	s.waitFor("Type a message")
+	s.typeText("/settings" + keyEnter)
+	got := s.waitFor("Settings", "→ Auto-compact             true", "Steering mode            one-at-a-time", "Theme                    system")
+	s.golden("settings", got)
+	s.typeText(keyDown + keyEnter) // steering mode: all
+	s.waitFor("→ Steering mode            all")
+	s.typeText(keyDown + keyDown + " ") // hide thinking: true
+	s.waitFor("→ Hide thinking            true")
+	s.typeText(keyEsc)
+	s.waitGone("Auto-compact")
+	b, err := os.ReadFile(filepath.Join(s.env.AgentDir, "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved map[string]any
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatal(err)
+	}
+	if saved["steeringMode"] != "all" || saved["hideThinkingBlock"] != true {
+		t.Fatalf("settings.json: %s", b)
+	}
+	s.typeText("/settings" + keyEnter) // the session has the new mode
+	s.waitFor("Steering mode            all")
+}
+
+// ruleColor is the foreground of the rule above the editor.
+func (s *screen) ruleColor() color.Color {
+	s.t.Helper()
+	got := s.waitFor("────")
+	lines := strings.Split(got, "\n")
+	y := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "────") {
+			y = i // the last rule above the editor is found last but one
+			if i+2 < len(lines) {
+				break
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.emu.CellAt(0, y).Style.Fg
+}
+
+func sameColor(a, b color.Color) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	r1, g1, b1, _ := a.RGBA()
+	r2, g2, b2, _ := b.RGBA()
+	return r1 == r2 && g1 == g2 && b1 == b2
+}
+
+// The theme follows the terminal's background; a custom theme in pi's
+// format is used by name; NO_COLOR draws without colours.
+func TestThemes(t *testing.T) {
+	t.Parallel()
+	t.Run("dark background", func(t *testing.T) {
+		t.Parallel()
+		s := startScreen(t, e2e.Options{})
+		s.waitFor("Type a message")
+		if c := s.ruleColor(); !sameColor(c, lipgloss.Color("8")) {
+			t.Fatalf("rule colour %v, want the dark theme's", c)
+		}
+	})
+	t.Run("light background", func(t *testing.T) {
+		t.Parallel()
+		s := startScreenWith(t, e2e.Options{}, func(emu *vt.Emulator) {
+			emu.SetDefaultBackgroundColor(color.White)
+			emu.SetDefaultForegroundColor(color.Black)
+		})
+		s.waitFor("Type a message")
+		s.waitUntil("the light theme", func(string) bool { return sameColor(s.ruleColor(), lipgloss.Color("248")) })
+	})
+	t.Run("custom theme", func(t *testing.T) {
+		t.Parallel()
+		theme := `{"$schema": "https://pi.dev/schemas/theme.schema.json", "name": "mine", "appearance": "dark",
+  "vars": {"red": "okhsl(29.23 100% 56.8%)", "frame": "red"},
+  "colors": {"border": "frame", "accent": "#00ff00", "muted": 244}}`
+		s := startScreen(t, e2e.Options{
+			Env:        map[string]string{"COLORTERM": "truecolor"},
+			AgentFiles: map[string]string{"themes/mine.json": theme, "themes/bad.json": `{"name": "bad", "colors": {"border": "nope"}}`, "settings.json": `{"theme": "mine"}`},
+		})
+		got := s.waitFor("Type a message", "bad.json: colors.border: no variable")
+		_ = got
+		if c := s.ruleColor(); !sameColor(c, color.RGBA{R: 255, A: 255}) {
+			t.Fatalf("rule colour %v, want the theme's red", c)
+		}
+	})
+	t.Run("NO_COLOR", func(t *testing.T) {
+		t.Parallel()
+		s := startScreen(t, e2e.Options{Env: map[string]string{"NO_COLOR": "1"}})
+		s.waitFor("Type a message")
+		if c := s.ruleColor(); c != nil {
+			t.Fatalf("rule colour %v with NO_COLOR", c)
+		}
+	})
+}
