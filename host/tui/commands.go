@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/atomic-go/atomic/host/app"
 )
 
 // builtin is one of the terminal's own commands.
@@ -29,7 +30,7 @@ func init() {
 		{"tree", "", "Move within the session tree (and branch)", cmdTree},
 		{"copy", "", "Copy the last answer to the clipboard", cmdCopy},
 		{"export", "[file]", "Export the session as HTML", cmdExport},
-		{"reload", "", "Reload extensions, skills, prompts and settings", nil},
+		{"reload", "", "Reload extensions, skills, prompts, settings, keybindings and themes", cmdReload},
 		{"trust", "", "Trust this project (load its extensions and resources)", cmdTrust},
 		{"hotkeys", "", "Show the keys", cmdHotkeys},
 		{"quit", "", "Quit", func(*model, string) tea.Cmd { return tea.Quit }},
@@ -274,3 +275,36 @@ func cmdTrust(m *model, _ string) tea.Cmd {
 
 // trustedMsg reports a new trust decision: the command list is read again.
 type trustedMsg struct{ text string }
+
+// cmdReload has the runtime reload (extensions, skills, prompt templates,
+// settings, context files), then reads keybindings.json and the themes
+// again.
+func cmdReload(m *model, _ string) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		if err := submitNow(rt, app.PromptInput{Text: "/reload"}); err != nil {
+			return errMsg{err}
+		}
+		return reloadedMsg{}
+	}
+}
+
+// reloadedMsg follows the runtime's reload.
+type reloadedMsg struct{}
+
+// reloadUI reads the keybindings and themes again.
+func (m *model) reloadUI() tea.Cmd {
+	m.keys = loadKeymap(m.agentDir)
+	m.keys.applyEditorKeys(&m.editor)
+	var warn string
+	m.themes, warn = loadThemes(m.agentDir)
+	if w := m.useTheme(); w != "" {
+		warn = strings.Trim(warn+"; "+w, "; ")
+	}
+	for _, w := range []string{m.keys.warning, warn} {
+		if w != "" {
+			m.conv.fail(w)
+		}
+	}
+	return tea.Batch(m.loadCommands(), m.refreshFooter())
+}

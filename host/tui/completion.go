@@ -93,7 +93,11 @@ func (m *model) pathCompletions() []suggestion {
 	}
 	query := strings.Trim(string(line[start+1:col]), `"`)
 	var out []suggestion
-	for _, p := range matchFiles(m.files, query) {
+	if m.matchQuery != query || !m.matchFor.Equal(m.filesAt) {
+		// View and key both ask; the list is ranked once per query.
+		m.matches, m.matchQuery, m.matchFor = matchFiles(m.files, query), query, m.filesAt
+	}
+	for _, p := range m.matches {
 		p := p
 		out = append(out, suggestion{label: p, exact: false, apply: func(m *model) {
 			ins := p

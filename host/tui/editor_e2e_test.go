@@ -165,3 +165,19 @@ func TestKeybindingsFile(t *testing.T) {
 		t.Fatalf("exit status %d", code)
 	}
 }
+
+// /reload reads keybindings.json again.
+func TestReloadReadsKeybindings(t *testing.T) {
+	t.Parallel()
+	s := startScreen(t, e2e.Options{})
+	s.waitFor("Type a message")
+	if err := os.WriteFile(filepath.Join(s.env.AgentDir, "keybindings.json"), []byte(`{"app.exit": "ctrl+q", "app.nope": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.typeText("/reload" + keyEnter)
+	s.waitFor("unknown action app.nope")
+	s.typeText("\x11") // ctrl+q
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+}

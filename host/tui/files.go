@@ -1,7 +1,7 @@
 package tui
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"io/fs"
 	"os/exec"
@@ -53,20 +53,33 @@ func listFiles(ctx context.Context, cwd string) []string {
 }
 
 func gitFiles(ctx context.Context, cwd string) ([]string, bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops git once filesMax paths are read
 	cmd := exec.CommandContext(ctx, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	cmd.Dir = cwd
-	var out bytes.Buffer
-	cmd.Stdout = &out // stderr stays nil: nothing reaches the screen
-	if err := cmd.Run(); err != nil {
+	cmd.Dir = cwd // stderr stays nil: nothing reaches the screen
+	out, err := cmd.StdoutPipe()
+	if err != nil || cmd.Start() != nil {
 		return nil, false
 	}
 	var files []string
 	seen := map[string]bool{}
-	for _, f := range strings.Split(out.String(), "\x00") {
-		if f != "" && !seen[f] && len(files) < filesMax {
+	r := bufio.NewReaderSize(out, 64<<10)
+	for len(files) < filesMax {
+		f, err := r.ReadString(0)
+		if f = strings.TrimSuffix(f, "\x00"); f != "" && !seen[f] {
 			seen[f] = true
 			files = append(files, f)
 		}
+		if err != nil {
+			break
+		}
+	}
+	full := len(files) >= filesMax
+	if full {
+		cancel()
+	}
+	if err := cmd.Wait(); err != nil && !full {
+		return nil, false // not a work tree (or git is missing)
 	}
 	return files, true
 }

@@ -63,3 +63,20 @@ func TestMatchFiles(t *testing.T) {
 		t.Fatalf("smg (letters in order): %v", got)
 	}
 }
+
+func TestWalkFilesOutsideGit(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"a/b/c.txt", "top.md", ".hidden/x", "node_modules/m/index.js"} {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := strings.Join(listFiles(t.Context(), dir), " ")
+	if got != "a/ a/b/ a/b/c.txt top.md" {
+		t.Fatalf("listFiles: %s", got)
+	}
+}

@@ -111,9 +111,14 @@ type model struct {
 	filesAt      time.Time
 	filesCwd     string
 	filesLoading bool
-	dialogs      []*dialog
-	commands     []app.SlashCommand
-	compSel      int
+	// matches are the ranked paths for matchQuery in the list read at
+	// matchFor.
+	matches    []string
+	matchQuery string
+	matchFor   time.Time
+	dialogs    []*dialog
+	commands   []app.SlashCommand
+	compSel    int
 	// compClosed hides the / list (Esc) until the editor's text changes.
 	compClosed bool
 
@@ -258,6 +263,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.conv.fail("Error: " + msg.err.Error())
 		m.scroll = 0
 		return m, nil
+	case reloadedMsg:
+		return m, m.reloadUI()
 	case trustedMsg:
 		m.conv.info(msg.text)
 		m.scroll = 0
