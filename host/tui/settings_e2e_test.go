@@ -101,8 +101,12 @@ func TestThemes(t *testing.T) {
 			Env:        map[string]string{"COLORTERM": "truecolor"},
 			AgentFiles: map[string]string{"themes/mine.json": theme, "themes/bad.json": `{"name": "bad", "colors": {"border": "nope"}}`, "settings.json": `{"theme": "mine"}`},
 		})
-		got := s.waitFor("Type a message", "bad.json: colors.border: no variable")
-		_ = got
+		s.waitUntil("the bad theme's warning", func(screen string) bool {
+			return strings.Contains(strings.ReplaceAll(screen, "\n", " "), `bad.json: colors.border: no variable "nope"`)
+		})
+		if l := s.log(); strings.Contains(l, "theme") {
+			t.Errorf("the log warns about the theme setting:\n%s", l)
+		}
 		if c := s.ruleColor(); !sameColor(c, color.RGBA{R: 255, A: 255}) {
 			t.Fatalf("rule colour %v, want the theme's red", c)
 		}
