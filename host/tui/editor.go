@@ -157,6 +157,9 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.editor.CursorEnd()
 		}
 		return nil
+	case km.is(msg, "tui.editor.deleteCharBackward") && m.deleteMarker(true),
+		km.is(msg, "tui.editor.deleteCharForward") && m.deleteMarker(false):
+		return nil
 	case km.is(msg, "tui.input.submit"), km.is(msg, "app.message.followUp"):
 		return m.send(km.is(msg, "app.message.followUp") && !km.is(msg, "tui.input.submit"))
 	}
@@ -264,4 +267,23 @@ func (m *model) dequeue() tea.Cmd {
 	m.editor.SetValue(text) // the editor's pastes stay: its markers are kept
 	m.edited()
 	return nil
+}
+
+// deleteMarker deletes a paste's marker whole when the cursor is at its
+// end (backward) or start (forward), as one character: a marker cut in
+// half would no longer stand for its paste.
+func (m *model) deleteMarker(backward bool) bool {
+	lines := strings.Split(m.editor.Value(), "\n")
+	row := m.editor.Line()
+	if row >= len(lines) {
+		return false
+	}
+	line := []rune(lines[row])
+	from, to, ok := m.pastes.markerAround(line, min(m.editor.Column(), len(line)), backward)
+	if !ok {
+		return false
+	}
+	m.replaceInLine(from, to, "")
+	m.edited()
+	return true
 }

@@ -115,7 +115,8 @@ func TestAtPathCompletion(t *testing.T) {
 	s.waitEditor("@src/")
 }
 
-// A large paste shows as a marker and is sent as the text.
+// A large paste shows as a marker, deleted whole, and is sent as the
+// text.
 func TestLargePasteCollapsed(t *testing.T) {
 	t.Parallel()
 	s := startScreen(t, e2e.Options{Script: []map[string]any{{"text": "got the paste"}}})
@@ -127,6 +128,10 @@ func TestLargePasteCollapsed(t *testing.T) {
 	s.typeText("see ")
 	s.typeText("\x1b[200~" + strings.Join(lines, "\n") + "\x1b[201~")
 	s.waitEditor("see [paste #1 +20 lines]")
+	s.typeText("\x7f") // backspace takes the marker whole
+	s.waitEditor("see")
+	s.typeText("\x1b[200~" + strings.Join(lines, "\n") + "\x1b[201~")
+	s.waitEditor("see [paste #2 +20 lines]")
 	s.typeText(keyEnter)
 	s.waitFor("got the paste", "pasted line 20")
 	rec, err := os.ReadFile(s.env.Record)

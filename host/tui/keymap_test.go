@@ -80,3 +80,22 @@ func TestWalkFilesOutsideGit(t *testing.T) {
 		t.Fatalf("listFiles: %s", got)
 	}
 }
+
+func TestMarkerAround(t *testing.T) {
+	var p pastes
+	mk := p.add(strings.Repeat("x\n", 20))
+	line := []rune("a " + mk + " b [paste #7 3 chars]")
+	end := 2 + len([]rune(mk))
+	if f, to, ok := p.markerAround(line, end, true); !ok || f != 2 || to != end {
+		t.Fatalf("backward at the end: %d %d %v", f, to, ok)
+	}
+	if f, to, ok := p.markerAround(line, 2, false); !ok || f != 2 || to != end {
+		t.Fatalf("forward at the start: %d %d %v", f, to, ok)
+	}
+	if _, _, ok := p.markerAround(line, end-1, true); ok {
+		t.Fatal("inside the marker")
+	}
+	if _, _, ok := p.markerAround(line, len(line), true); ok {
+		t.Fatal("a marker of no paste")
+	}
+}

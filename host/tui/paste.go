@@ -77,3 +77,23 @@ func (p *pastes) expand(s string) string {
 
 // reset forgets the pastes (the editor was sent or cleared).
 func (p *pastes) reset() { *p = pastes{} }
+
+// markerAround finds a marker of this editor's pastes that ends at col
+// (before true) or starts at it in line, for deleting it whole; ok false
+// when there is none.
+func (p *pastes) markerAround(line []rune, col int, before bool) (from, to int, ok bool) {
+	if len(p.texts) == 0 {
+		return 0, 0, false
+	}
+	s := string(line)
+	for _, loc := range pasteMarker().FindAllStringSubmatchIndex(s, -1) {
+		if _, known := p.texts[s[loc[2]:loc[3]]]; !known {
+			continue
+		}
+		f, t := len([]rune(s[:loc[0]])), len([]rune(s[:loc[1]]))
+		if before && t == col || !before && f == col {
+			return f, t, true
+		}
+	}
+	return 0, 0, false
+}
