@@ -176,6 +176,9 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 // else goes to the runtime (while the agent works: a steer, or with
 // followUp a follow-up).
 func (m *model) send(followUp bool) tea.Cmd {
+	if id := m.pastes.broken(m.editor.Value()); id != "" {
+		return m.notify("The marker of paste "+id+" was edited and no longer stands for it: put it back or delete it whole", true)
+	}
 	text := strings.TrimSpace(m.pastes.expand(m.editor.Value()))
 	if text == "" {
 		return nil

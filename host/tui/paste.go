@@ -97,3 +97,19 @@ func (p *pastes) markerAround(line []rune, col int, before bool) (from, to int, 
 	}
 	return 0, 0, false
 }
+
+// broken names a paste whose marker was edited into something else (its
+// "[paste #n" is there, the whole marker not), whose text would be lost
+// if the editor were sent; "" when there is none.
+func (p *pastes) broken(s string) string {
+	whole := map[string]bool{}
+	for _, m := range pasteMarker().FindAllStringSubmatch(s, -1) {
+		whole[m[1]] = true
+	}
+	for id := range p.texts {
+		if !whole[id] && strings.Contains(s, "[paste #"+id) {
+			return "#" + id
+		}
+	}
+	return ""
+}

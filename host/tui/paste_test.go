@@ -38,3 +38,20 @@ func TestMarkerAround(t *testing.T) {
 		t.Fatal("a marker of no paste")
 	}
 }
+
+func TestBrokenMarker(t *testing.T) {
+	var p pastes
+	mk := p.add(strings.Repeat("y", 1500)) // [paste #1 1500 chars]
+	for text, want := range map[string]string{
+		"a " + mk:                   "",
+		"a":                         "",
+		"a [paste #1 150 chars]":    "", // a whole marker of the paste, the count edited
+		"a [paste #1 1500 chrs]":    "#1",
+		"a [paste #1500 chars]":     "#1",
+		"a [paste #2 +3 lines] end": "",
+	} {
+		if got := p.broken(text); got != want {
+			t.Errorf("broken(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
