@@ -298,13 +298,11 @@ func (m *model) reloadUI() tea.Cmd {
 	m.keys.applyEditorKeys(&m.editor)
 	var warn string
 	m.themes, warn = loadThemes(m.agentDir)
-	if w := m.useTheme(); w != "" {
-		warn = strings.Trim(warn+"; "+w, "; ")
-	}
+	m.useTheme() // again with the packages' and project's themes
 	for _, w := range []string{m.keys.warning, warn} {
 		if w != "" {
 			m.conv.fail(w)
 		}
 	}
-	return tea.Batch(m.loadCommands(), m.refreshFooter())
+	return tea.Batch(m.loadCommands(), m.refreshFooter(), m.loadThemeFiles())
 }

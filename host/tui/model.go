@@ -162,9 +162,7 @@ func newModel(ctx context.Context, rt runtime, p *pump, opts Options) *model {
 		cwd:  rt.Cwd(), themes: themes, themeSetting: opts.Theme, bgDark: true, noColor: os.Getenv("NO_COLOR") != "",
 		showThinking: !opts.HideThinking, trustDefault: opts.ProjectTrustDefault,
 	}
-	if w := m.useTheme(); w != "" {
-		themeWarn = strings.TrimSpace(themeWarn + "; " + w)
-	}
+	m.useTheme() // a theme not found yet may come from a package (addThemeFiles)
 	m.branch = gitBranch(m.cwd)
 	for _, msg := range rt.Messages() {
 		m.conv.addMessage(msg)
@@ -178,7 +176,7 @@ func newModel(ctx context.Context, rt runtime, p *pump, opts Options) *model {
 }
 
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.refreshFooter(), m.loadCommands(), tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{m.refreshFooter(), m.loadCommands(), tea.RequestBackgroundColor, m.loadThemeFiles()}
 	if m.resumeFirst {
 		cmds = append(cmds, cmdResume(m, ""))
 	}
@@ -262,6 +260,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case errMsg:
 		m.conv.fail("Error: " + msg.err.Error())
 		m.scroll = 0
+		return m, nil
+	case themeFilesMsg:
+		m.addThemeFiles(msg)
 		return m, nil
 	case reloadedMsg:
 		return m, m.reloadUI()

@@ -62,6 +62,7 @@ type runtime interface {
 	SetSteeringMode(mode string) error
 	SetFollowUpMode(mode string) error
 	SaveSetting(key string, value any) error
+	ThemeFiles() []string
 	TrustProject(ctx context.Context) (int, error)
 }
 

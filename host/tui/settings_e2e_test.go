@@ -111,6 +111,34 @@ func TestThemes(t *testing.T) {
 			t.Fatalf("rule colour %v, want the theme's red", c)
 		}
 	})
+	t.Run("project theme", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		file := filepath.Join(dir, ".atomic", "themes", "proj.json")
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(`{"name": "proj", "colors": {"border": "#0000ff"}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s := startScreen(t, e2e.Options{
+			Dir: dir, Args: []string{"-a"}, // the project trusted for this run
+			Env:        map[string]string{"COLORTERM": "truecolor"},
+			AgentFiles: map[string]string{"settings.json": `{"theme": "proj"}`},
+		})
+		s.waitFor("Type a message")
+		s.waitUntil("the project's theme", func(string) bool { return sameColor(s.ruleColor(), color.RGBA{B: 255, A: 255}) })
+		if got := s.text(); strings.Contains(got, "not found") {
+			t.Fatalf("a warning about the project's theme:\n%s", got)
+		}
+	})
+	t.Run("unknown theme", func(t *testing.T) {
+		t.Parallel()
+		s := startScreen(t, e2e.Options{AgentFiles: map[string]string{"settings.json": `{"theme": "nowhere"}`}})
+		s.waitUntil("the warning", func(screen string) bool {
+			return strings.Contains(strings.ReplaceAll(screen, "\n", " "), `theme "nowhere" not found`)
+		})
+	})
 	t.Run("NO_COLOR", func(t *testing.T) {
 		t.Parallel()
 		s := startScreen(t, e2e.Options{Env: map[string]string{"NO_COLOR": "1"}})

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 )
 
@@ -118,8 +119,9 @@ type themeFile struct {
 	Export     json.RawMessage            `json:"export"`
 }
 
-// loadThemes reads the custom themes of <agentDir>/themes; problems are
-// described in the returned warning (a theme with errors is left out).
+// loadThemes reads the user's custom themes, <agentDir>/themes/*.json;
+// problems are described in the returned warning (a theme with errors is
+// left out).
 func loadThemes(agentDir string) (map[string]*theme, string) {
 	out := map[string]*theme{}
 	if agentDir == "" {
@@ -128,22 +130,50 @@ func loadThemes(agentDir string) (map[string]*theme, string) {
 	dir := filepath.Join(agentDir, "themes")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	sort.Strings(files)
-	var problems []string
+	if problems := addThemes(out, files); len(problems) > 0 {
+		return out, "themes (" + dir + "): " + strings.Join(problems, "; ")
+	}
+	return out, ""
+}
+
+// addThemes parses theme files into themes, a name already there (or a
+// built-in's) being a problem, as is a file with an error.
+func addThemes(themes map[string]*theme, files []string) (problems []string) {
 	for _, f := range files {
 		t, err := parseThemeFile(f)
 		switch {
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("%s: %v", filepath.Base(f), err))
-		case out[t.name] != nil || t.name == "dark" || t.name == "light":
+		case themes[t.name] != nil || t.name == "dark" || t.name == "light":
 			problems = append(problems, fmt.Sprintf("%s: a theme named %q exists already", filepath.Base(f), t.name))
 		default:
-			out[t.name] = t
+			themes[t.name] = t
 		}
 	}
-	if len(problems) == 0 {
-		return out, ""
+	return problems
+}
+
+// themeFilesMsg carries the packages' and the project's theme files.
+type themeFilesMsg []string
+
+// loadThemeFiles asks the runtime for the packages' and the project's
+// themes (it waits for the package resolution, so off the event loop).
+func (m *model) loadThemeFiles() tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg { return themeFilesMsg(rt.ThemeFiles()) }
+}
+
+// addThemeFiles adds the packages' and the project's themes and applies
+// the theme setting again (it may name one of them); the setting's
+// warning, held back until now, is shown if it still names no theme.
+func (m *model) addThemeFiles(files []string) {
+	problems := addThemes(m.themes, files)
+	if len(problems) > 0 {
+		m.conv.fail("themes of packages and the project: " + strings.Join(problems, "; "))
 	}
-	return out, "themes (" + dir + "): " + strings.Join(problems, "; ")
+	if w := m.useTheme(); w != "" {
+		m.conv.fail(w)
+	}
 }
 
 func parseThemeFile(path string) (*theme, error) {
