@@ -9,17 +9,25 @@ import (
 	"github.com/atomic-go/atomic/internal/e2e"
 )
 
-// /tree moves back to an earlier message; a new prompt from there starts
-// a branch, which the tree then shows.
-func TestTreeNavigatesAndBranches(t *testing.T) {
-	t.Parallel()
-	s := startScreen(t, e2e.Options{Script: []map[string]any{{"text": "answer one"}, {"text": "answer two"}, {"text": "answer three"}}})
+// backToSecondQuestion asks two questions, opens /tree and chooses the
+// second; the model's next turn answers with next.
+func backToSecondQuestion(t *testing.T, next string) *screen {
+	t.Helper()
+	s := startScreen(t, e2e.Options{Script: []map[string]any{{"text": "answer one"}, {"text": "answer two"}, {"text": next}}})
 	s.waitFor("Type a message")
 	s.ask("first question", "answer one")
 	s.ask("second question", "answer two")
 	s.typeText("/tree" + keyEnter)
 	s.waitFor("Session tree", "→ ● assistant: answer two", "• user: second question", "• user: first question")
-	s.typeText(keyUp + keyEnter) // the second question
+	s.typeText(keyUp + keyEnter)
+	return s
+}
+
+// /tree moves back to an earlier message; a new prompt from there starts
+// a branch, which the tree then shows.
+func TestTreeNavigatesAndBranches(t *testing.T) {
+	t.Parallel()
+	s := backToSecondQuestion(t, "answer three")
 	s.waitFor("Summarize the branch you leave?", "→ No summary")
 	s.typeText(keyEnter)
 	s.waitGone("Summarize the branch")
@@ -80,4 +88,18 @@ func TestTrustLoadsTheProject(t *testing.T) {
 	s.waitFor("Type a message")
 	s.typeText("/hel")
 	s.waitFor("Say hello from the project")
+}
+
+// /tree with Summarize: the model summarizes the branch left, and the
+// summary is an entry where the session moved.
+func TestTreeSummarizesTheBranchLeft(t *testing.T) {
+	t.Parallel()
+	s := backToSecondQuestion(t, "what the left branch did")
+	s.waitFor("→ No summary")
+	s.typeText(keyDown + keyEnter) // Summarize
+	s.waitGone("Summarize the branch")
+	s.waitEditor("second question")
+	s.waitFor("Summary of the branch left:", "what the left branch did") // in the conversation
+	s.typeText(keyCtrlC + "/tree" + keyEnter)
+	s.waitFor("→ ● └ branch summary: ") // the model's text, after a preface
 }

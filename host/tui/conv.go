@@ -107,6 +107,10 @@ func (c *conversation) lastAssistant() *block {
 	return nil
 }
 
+// summaryShown is how much of a branch or compaction summary the
+// conversation shows (on one line; /tree and the session have it whole).
+const summaryShown = 300
+
 // addMessage adds a finished message (a resumed session's history).
 func (c *conversation) addMessage(m llm.Message) {
 	switch m.Role {
@@ -128,6 +132,17 @@ func (c *conversation) addMessage(m llm.Message) {
 	case llm.RoleToolResult:
 		t := c.tool(m.ToolCallID, m.ToolName)
 		t.finish(m.Text(), m.Details, m.IsError)
+	case llm.RoleBranchSummary, llm.RoleCompactionSummary:
+		what := "Summary of the branch left"
+		if m.Role == llm.RoleCompactionSummary {
+			what = "Summary of the compacted context"
+		}
+		if s := oneLine(m.Summary); s != "" {
+			if r := []rune(s); len(r) > summaryShown {
+				s = string(r[:summaryShown]) + "…"
+			}
+			c.info(what + ": " + s)
+		}
 	case llm.RoleCustom:
 		if m.Display {
 			if t := m.Text(); t != "" {
