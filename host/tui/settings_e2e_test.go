@@ -41,9 +41,15 @@ func TestSettingsPanel(t *testing.T) {
 	}
 	s.typeText("/settings" + keyEnter) // the session has the new mode
 	s.waitFor("Steering mode            all")
+	// Theme: system → dark → light, applied at once.
+	s.typeText(strings.Repeat(keyDown, 4) + keyEnter + keyEnter)
+	s.waitFor("→ Theme                    light")
+	s.typeText(keyEsc)
+	s.waitUntil("the light theme", func(string) bool { return sameColor(s.ruleColor(), lipgloss.Color("248")) })
 }
 
-// ruleColor is the foreground of the rule above the editor.
+// ruleColor is the foreground of the rule above the editor (nil while
+// there is none).
 func (s *screen) ruleColor() color.Color {
 	s.t.Helper()
 	got := s.waitFor("────")
@@ -57,9 +63,15 @@ func (s *screen) ruleColor() color.Color {
 			}
 		}
 	}
+	if y < 0 {
+		return nil // a dialog is open: no rule yet
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.emu.CellAt(0, y).Style.Fg
+	if c := s.emu.CellAt(0, y); c != nil {
+		return c.Style.Fg
+	}
+	return nil
 }
 
 func sameColor(a, b color.Color) bool {
