@@ -58,7 +58,9 @@ func takeOverTerminal(logFile string) (out, in *os.File, err error) {
 // runTUI runs the interactive UI: the first message argument is the
 // first prompt, the others follow it as follow-ups.
 func runTUI(ctx context.Context, rt *app.Runtime, prompts []app.PromptInput, resume bool, in, out *os.File, logger *slog.Logger) int {
-	opts := tui.Options{In: in, Out: out, Prompts: prompts, Resume: resume}
+	st := rt.Settings()
+	opts := tui.Options{In: in, Out: out, Prompts: prompts, Resume: resume, AgentDir: config.DefaultAgentDir(),
+		Theme: st.Theme, HideThinking: st.HideThinkingBlock, ProjectTrustDefault: st.DefaultProjectTrust}
 	err := tui.Run(ctx, rt, opts)
 	rt.Close()
 	if err != nil {

@@ -292,3 +292,14 @@ func (rt *Runtime) LogoutProvider(provider string) (LogoutResult, error) {
 	}
 	return LogoutResult{Provider: provider, AuthStatus: rt.prov.auth.Status(provider), Models: WireModels(rt.AvailableModels()), ScopedModels: WireScoped(rt.ScopedModels())}, nil
 }
+
+// SaveSetting writes one setting (a dotted key, e.g. "compaction.enabled")
+// into the user's settings file, keeping everything else in it: the
+// terminal UI's /settings saves what it changes, as pi's does. The
+// running session is changed by that setting's own setter, not by this.
+func (rt *Runtime) SaveSetting(key string, value any) error {
+	if key == "" || strings.HasPrefix(key, ".") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") {
+		return fmt.Errorf("bad setting key %q", key)
+	}
+	return rt.updateSettings(func(s map[string]any) { config.SetPath(s, key, value) })
+}

@@ -104,6 +104,9 @@ type Settings struct {
 	MaxTurnRequests int `mapstructure:"maxTurnRequests"`
 	// ACP holds the settings of --mode acp.
 	ACP ACPSettings `mapstructure:"acp"`
+	// HideThinkingBlock and Theme are the terminal UI's (docs/tui.md).
+	HideThinkingBlock bool   `mapstructure:"hideThinkingBlock"`
+	Theme             string `mapstructure:"theme"`
 }
 
 // ACPSettings are the settings of the Agent Client Protocol front end.

@@ -24,7 +24,6 @@ var otherKeys = []string{
 // on, each with what the user gets instead.
 var PiUnsupported = map[string]string{
 	"modelThinkingLevels":         "per-model thinking levels are not supported; defaultThinkingLevel applies",
-	"hideThinkingBlock":           "a setting of pi's terminal UI",
 	"showCacheMissNotices":        "cache notices are not shown",
 	"cacheWarming":                "prompt caches are not kept warm",
 	"externalEditor":              "a setting of pi's terminal UI",
@@ -35,7 +34,6 @@ var PiUnsupported = map[string]string{
 	"compaction.keepRecentTokens": "atomic's compaction keeps compaction.preserve_recent recent messages",
 	"compaction.modelOverrides":   "per-model compaction settings are not supported",
 	"branchSummary":               "branch summaries use the compaction settings",
-	"theme":                       "a setting of pi's terminal UI",
 	"quietStartup":                "a setting of pi's terminal UI",
 	"tuiMode":                     "a setting of pi's terminal UI",
 	"fullscreenExitOutput":        "a setting of pi's terminal UI",

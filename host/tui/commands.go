@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/atomic-go/atomic/host/app"
 )
 
 // builtin is one of the terminal's own commands.
@@ -23,11 +24,14 @@ func init() {
 		{"session", "", "Show the session's file, ids, tokens and cost", cmdSession},
 		{"compact", "[instructions]", "Compact the context now", cmdCompact},
 		{"model", "[filter]", "Choose the model", cmdModel},
+		{"settings", "", "Change settings (saved in settings.json)", cmdSettings},
 		{"resume", "", "Open an earlier session", cmdResume},
 		{"fork", "", "Start a new session from an earlier message", cmdFork},
+		{"tree", "", "Move within the session tree (and branch)", cmdTree},
 		{"copy", "", "Copy the last answer to the clipboard", cmdCopy},
 		{"export", "[file]", "Export the session as HTML", cmdExport},
-		{"reload", "", "Reload extensions, skills, prompts and settings", nil},
+		{"reload", "", "Reload extensions, skills, prompts, settings, keybindings and themes", cmdReload},
+		{"trust", "", "Trust this project (load its extensions and resources)", cmdTrust},
 		{"hotkeys", "", "Show the keys", cmdHotkeys},
 		{"quit", "", "Quit", func(*model, string) tea.Cmd { return tea.Quit }},
 	}
@@ -220,33 +224,85 @@ func cmdExport(m *model, file string) tea.Cmd {
 	}
 }
 
-// hotkeys is the key table, as /hotkeys and docs/tui.md list it.
-var hotkeys = [][2]string{
-	{"enter", "send (while the agent works: steer)"},
-	{"alt+enter", "queue a follow-up"},
-	{"shift+enter, ctrl+j", "new line"},
-	{"esc", "interrupt the agent; twice on an idle editor: clear it"},
-	{"ctrl+c", "clear the editor; twice: quit"},
-	{"ctrl+d", "quit (on an empty editor)"},
-	{"shift+tab", "cycle the thinking level"},
-	{"ctrl+p / ctrl+shift+p", "next / previous model"},
-	{"ctrl+o", "expand or collapse tool output"},
-	{"ctrl+t", "show or hide thinking"},
-	{"pgup / pgdown", "scroll the conversation"},
-	{"tab", "complete a / command"},
-	{"ctrl+z", "suspend"},
-}
-
-func cmdHotkeys(*model, string) tea.Cmd {
+// cmdHotkeys lists the actions' keys (as keybindings.json set them)
+// and the built-in commands.
+func cmdHotkeys(m *model, _ string) tea.Cmd {
 	var b strings.Builder
-	b.WriteString("Keys:")
-	for _, k := range hotkeys {
-		fmt.Fprintf(&b, "\n  %-22s %s", k[0], k[1])
+	for _, group := range []struct{ title, prefix string }{{"Keys:", "app."}, {"Editor and lists:", "tui."}} {
+		b.WriteString(group.title)
+		for _, a := range actions() {
+			if !a.unsupported && strings.HasPrefix(a.name, group.prefix) {
+				fmt.Fprintf(&b, "\n  %-26s %s", m.keys.list(a.name), a.desc)
+			}
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\nCommands:")
+	b.WriteString("Commands:")
 	for _, c := range builtins {
-		fmt.Fprintf(&b, "\n  /%-21s %s", strings.TrimSpace(c.name+" "+c.args), c.desc)
+		fmt.Fprintf(&b, "\n  /%-25s %s", strings.TrimSpace(c.name+" "+c.args), c.desc)
 	}
 	s := b.String()
 	return func() tea.Msg { return infoMsg(s) }
+}
+
+// cmdTrust shows whether the project is trusted and, when it is not,
+// offers to trust it: the decision is recorded in the agent directory's
+// trust.json and the project's extensions, skills, prompt templates,
+// context files and MCP servers are loaded at once (its settings file
+// from the next start).
+func cmdTrust(m *model, _ string) tea.Cmd {
+	rt, ctx, cwd := m.rt, m.ctx, m.cwd
+	return func() tea.Msg {
+		if rt.ProjectTrusted() {
+			return infoMsg("This project is trusted: " + cwd)
+		}
+		d := newPicker("Trust "+cwd+"?", []string{"Trust it: load its extensions, skills, prompts and context files now", "Not now"}, nil, func(i int) tea.Cmd {
+			if i != 0 {
+				return nil
+			}
+			return func() tea.Msg {
+				n, err := rt.TrustProject(ctx)
+				if err != nil {
+					return errMsg{err}
+				}
+				return trustedMsg{text: fmt.Sprintf("Trusted %s (%d extensions loaded); its settings file is read from the next start", cwd, n)}
+			}
+		})
+		d.message = "A project's extensions run code with your permissions. The decision is saved for future runs."
+		return dialogOpenMsg{d}
+	}
+}
+
+// trustedMsg reports a new trust decision: the command list is read again.
+type trustedMsg struct{ text string }
+
+// cmdReload has the runtime reload (extensions, skills, prompt templates,
+// settings, context files), then reads keybindings.json and the themes
+// again.
+func cmdReload(m *model, _ string) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		if err := submitNow(rt, app.PromptInput{Text: "/reload"}); err != nil {
+			return errMsg{err}
+		}
+		return reloadedMsg{}
+	}
+}
+
+// reloadedMsg follows the runtime's reload.
+type reloadedMsg struct{}
+
+// reloadUI reads the keybindings and themes again.
+func (m *model) reloadUI() tea.Cmd {
+	m.keys = loadKeymap(m.agentDir)
+	m.keys.applyEditorKeys(&m.editor)
+	var warn string
+	m.themes, warn = loadThemes(m.agentDir)
+	m.useTheme() // again with the packages' and project's themes
+	for _, w := range []string{m.keys.warning, warn} {
+		if w != "" {
+			m.conv.fail(w)
+		}
+	}
+	return tea.Batch(m.loadCommands(), m.refreshFooter(), m.loadThemeFiles())
 }

@@ -107,6 +107,10 @@ func (c *conversation) lastAssistant() *block {
 	return nil
 }
 
+// summaryShown is how much of a branch or compaction summary the
+// conversation shows (on one line; /tree and the session have it whole).
+const summaryShown = 300
+
 // addMessage adds a finished message (a resumed session's history).
 func (c *conversation) addMessage(m llm.Message) {
 	switch m.Role {
@@ -128,6 +132,17 @@ func (c *conversation) addMessage(m llm.Message) {
 	case llm.RoleToolResult:
 		t := c.tool(m.ToolCallID, m.ToolName)
 		t.finish(m.Text(), m.Details, m.IsError)
+	case llm.RoleBranchSummary, llm.RoleCompactionSummary:
+		what := "Summary of the branch left"
+		if m.Role == llm.RoleCompactionSummary {
+			what = "Summary of the compacted context"
+		}
+		if s := oneLine(m.Summary); s != "" {
+			if r := []rune(s); len(r) > summaryShown {
+				s = string(r[:summaryShown]) + "…"
+			}
+			c.info(what + ": " + s)
+		}
 	case llm.RoleCustom:
 		if m.Display {
 			if t := m.Text(); t != "" {
@@ -166,20 +181,6 @@ type view struct {
 	expandTools  bool
 	md           func(text string, width int) string
 }
-
-var (
-	styleUser     = lipgloss.NewStyle().Bold(true)
-	styleUserBar  = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
-	styleDim      = lipgloss.NewStyle().Faint(true)
-	styleThinking = lipgloss.NewStyle().Faint(true).Italic(true)
-	styleError    = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
-	styleToolHead = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("3"))
-	styleToolOK   = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
-	styleAccent   = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
-	styleSelected = lipgloss.NewStyle().Reverse(true)
-	styleAdded    = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
-	styleRemoved  = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
-)
 
 // collapsedLines is how many output lines a collapsed tool shows.
 const collapsedLines = 8

@@ -24,14 +24,6 @@ type markdown struct {
 	md   goldmark.Markdown
 }
 
-var (
-	mdHeading = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("6"))
-	mdCode    = lipgloss.NewStyle().Foreground(lipgloss.Color("3"))
-	mdBlock   = lipgloss.NewStyle().Foreground(lipgloss.Color("3"))
-	mdQuote   = lipgloss.NewStyle().Faint(true).Italic(true)
-	mdLink    = lipgloss.NewStyle().Underline(true).Foreground(lipgloss.Color("4"))
-)
-
 func (m *markdown) render(src string, width int) string {
 	if m.md == nil {
 		m.md = goldmark.New(goldmark.WithExtensions(extension.GFM))

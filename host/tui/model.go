@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/atomic-go/atomic/host/app"
 	"github.com/atomic-go/atomic/host/events"
@@ -95,10 +93,32 @@ type model struct {
 	expandTools  bool
 	scroll       int // lines scrolled up from the bottom
 
-	editor   textarea.Model
-	dialogs  []*dialog
-	commands []app.SlashCommand
-	compSel  int
+	editor textarea.Model
+	keys   keymap
+	// The theme: the setting, the custom themes, the terminal's
+	// background (dark until it answers), NO_COLOR.
+	theme        *theme
+	themes       map[string]*theme
+	themeSetting string
+	bgDark       bool
+	noColor      bool
+	trustDefault string // defaultProjectTrust, for /settings
+	agentDir     string
+	hist         *history
+	pastes       pastes
+	// files is the project's file list for @ completion (files.go).
+	files        []string
+	filesAt      time.Time
+	filesCwd     string
+	filesLoading bool
+	// matches are the ranked paths for matchQuery in the list read at
+	// matchFor.
+	matches    []string
+	matchQuery string
+	matchFor   time.Time
+	dialogs    []*dialog
+	commands   []app.SlashCommand
+	compSel    int
 	// compClosed hides the / list (Esc) until the editor's text changes.
 	compClosed bool
 
@@ -132,31 +152,31 @@ type retryWait struct {
 	format   string // with one %s for the time left
 }
 
-func newModel(ctx context.Context, rt runtime, p *pump, first []app.PromptInput) *model {
-	ed := textarea.New()
-	ed.ShowLineNumbers = false
-	ed.Prompt = ""
-	ed.Placeholder = "Type a message, / for commands"
-	ed.DynamicHeight = true
-	ed.MinHeight = 1
-	ed.MaxHeight = 10
-	ed.SetHeight(1)
-	ed.KeyMap.InsertNewline.SetKeys("shift+enter", "ctrl+j")
-	ed.Focus()
+func newModel(ctx context.Context, rt runtime, p *pump, opts Options) *model {
+	km := loadKeymap(opts.AgentDir)
+	themes, themeWarn := loadThemes(opts.AgentDir)
 	m := &model{
-		rt: rt, pump: p, ctx: ctx, first: first, width: 80, height: 24,
-		conv: newConversation(), editor: ed, statuses: map[string]string{},
-		cwd: rt.Cwd(), md: markdown{dark: true},
+		rt: rt, pump: p, ctx: ctx, first: opts.Prompts, resumeFirst: opts.Resume, width: 80, height: 24,
+		conv: newConversation(), editor: newEditor(km), keys: km, agentDir: opts.AgentDir, statuses: map[string]string{},
+		hist: loadHistory(historyFile(opts.AgentDir, rt.Cwd())),
+		cwd:  rt.Cwd(), themes: themes, themeSetting: opts.Theme, bgDark: true, noColor: os.Getenv("NO_COLOR") != "",
+		showThinking: !opts.HideThinking, trustDefault: opts.ProjectTrustDefault,
 	}
+	m.useTheme() // a theme not found yet may come from a package (addThemeFiles)
 	m.branch = gitBranch(m.cwd)
 	for _, msg := range rt.Messages() {
 		m.conv.addMessage(msg)
+	}
+	for _, w := range []string{km.warning, strings.Trim(themeWarn, "; ")} {
+		if w != "" {
+			m.conv.fail(w)
+		}
 	}
 	return m
 }
 
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.refreshFooter(), m.loadCommands(), tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{m.refreshFooter(), m.loadCommands(), tea.RequestBackgroundColor, m.loadThemeFiles()}
 	if m.resumeFirst {
 		cmds = append(cmds, cmdResume(m, ""))
 	}
@@ -219,9 +239,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.editor.SetWidth(max(m.width, 10))
 		return m, nil
 	case tea.BackgroundColorMsg:
-		if dark := msg.IsDark(); dark != m.md.dark {
-			m.md = markdown{dark: dark}
-			m.conv.invalidateAll()
+		if dark := msg.IsDark(); dark != m.bgDark {
+			m.bgDark = dark
+			m.useTheme()
 		}
 		return m, nil
 	case eventsMsg:
@@ -241,6 +261,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.conv.fail("Error: " + msg.err.Error())
 		m.scroll = 0
 		return m, nil
+	case themeFilesMsg:
+		m.addThemeFiles(msg)
+		return m, nil
+	case reloadedMsg:
+		return m, m.reloadUI()
+	case trustedMsg:
+		m.conv.info(msg.text)
+		m.scroll = 0
+		return m, tea.Batch(m.loadCommands(), m.refreshFooter())
 	case infoMsg:
 		m.conv.info(string(msg))
 		m.scroll = 0
@@ -252,9 +281,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.scroll = 0
 		if msg.editor != "" {
-			m.editor.SetValue(msg.editor)
+			m.setEditorText(msg.editor)
 		}
-		m.cwd = m.rt.Cwd()
+		if cwd := m.rt.Cwd(); cwd != m.cwd {
+			m.cwd = cwd
+			m.hist = loadHistory(historyFile(m.agentDir, cwd))
+		}
 		m.branch = gitBranch(m.cwd)
 		return m, tea.Batch(m.refreshFooter(), m.loadCommands())
 	case noticeClear:
@@ -279,9 +311,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if len(m.dialogs) > 0 {
 			return m, m.dialogs[0].paste(msg)
 		}
-		var c tea.Cmd
-		m.editor, c = m.editor.Update(msg)
-		return m, c
+		return m, m.paste(msg)
+	case filesMsg:
+		m.files, m.filesCwd, m.filesAt, m.filesLoading = msg.paths, msg.cwd, time.Now(), false
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	}
@@ -329,7 +362,7 @@ func (m *model) uiNote(n uiNoteMsg) tea.Cmd {
 	case "setTitle":
 		m.title = str("title")
 	case "set_editor_text":
-		m.editor.SetValue(str("text"))
+		m.setEditorText(str("text"))
 	}
 	return nil
 }
@@ -495,384 +528,4 @@ func (m *model) flushStream() tea.Cmd {
 	m.streamDirty = false
 	m.lastStream = time.Now()
 	return nil
-}
-
-// The editor and its keys.
-
-func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := msg.String()
-	if len(m.dialogs) > 0 {
-		d := m.dialogs[0]
-		done, c := d.key(msg)
-		if done {
-			m.dialogs = m.dialogs[1:]
-		}
-		return c
-	}
-	comp := m.completions()
-	switch k {
-	case "ctrl+c":
-		if m.editor.Value() != "" {
-			m.editor.Reset()
-			return nil
-		}
-		if time.Since(m.lastCtrlC) < time.Second {
-			return tea.Quit
-		}
-		m.lastCtrlC = time.Now()
-		return m.notify("Press ctrl+c again to quit", false)
-	case "ctrl+d":
-		if m.editor.Value() == "" {
-			return tea.Quit
-		}
-	case "ctrl+z":
-		return tea.Suspend
-	case "esc", "alt+esc": // a quick double Esc may arrive as one alt+esc
-		if len(comp) > 0 {
-			m.compClosed = true
-			return nil
-		}
-		if m.streaming || m.compacting {
-			rt := m.rt
-			return func() tea.Msg { rt.CancelTurn(); return nil }
-		}
-		if k == "alt+esc" || time.Since(m.lastEsc) < 500*time.Millisecond {
-			m.editor.Reset()
-			m.lastEsc = time.Time{}
-			return nil
-		}
-		m.lastEsc = time.Now()
-		return nil
-	case "shift+tab":
-		rt := m.rt
-		return func() tea.Msg {
-			if _, ok := rt.CycleThinkingLevel(); !ok {
-				return errMsg{fmt.Errorf("the current model does not reason")}
-			}
-			return footerMsg{state: rt.State(), stats: rt.SessionStats()}
-		}
-	case "ctrl+p", "ctrl+shift+p":
-		rt, dir := m.rt, "forward"
-		if k == "ctrl+shift+p" {
-			dir = "backward"
-		}
-		return func() tea.Msg {
-			r, err := rt.CycleModel(dir, true)
-			if err != nil {
-				return errMsg{err}
-			}
-			if r == nil {
-				return infoMsg("Only one model is available")
-			}
-			return footerMsg{state: rt.State(), stats: rt.SessionStats()}
-		}
-	case "ctrl+o":
-		m.expandTools = !m.expandTools
-		m.conv.invalidateAll()
-		return nil
-	case "ctrl+t":
-		m.showThinking = !m.showThinking
-		m.conv.invalidateAll()
-		return nil
-	case "pgup":
-		m.scroll += max(m.height/2, 1)
-		return nil
-	case "pgdown":
-		m.scroll = max(m.scroll-max(m.height/2, 1), 0)
-		return nil
-	case "up", "down":
-		if len(comp) > 0 {
-			if k == "up" {
-				m.compSel = (m.compSel + len(comp) - 1) % len(comp)
-			} else {
-				m.compSel = (m.compSel + 1) % len(comp)
-			}
-			return nil
-		}
-	case "tab":
-		if len(comp) > 0 {
-			m.editor.SetValue("/" + comp[min(m.compSel, len(comp)-1)].Name + " ")
-			m.editor.MoveToEnd()
-			return nil
-		}
-	case "enter", "alt+enter":
-		if len(comp) > 0 && k == "enter" {
-			name := comp[min(m.compSel, len(comp)-1)].Name
-			if "/"+name != strings.TrimSpace(m.editor.Value()) {
-				m.editor.SetValue("/" + name + " ")
-				m.editor.MoveToEnd()
-				return nil
-			}
-		}
-		text := strings.TrimSpace(m.editor.Value())
-		if text == "" {
-			return nil
-		}
-		m.editor.Reset()
-		m.compSel, m.compClosed = 0, false
-		m.scroll = 0
-		if c, ok := m.builtin(text); ok {
-			return c
-		}
-		behavior := app.BehaviorSteer
-		if k == "alt+enter" {
-			behavior = app.BehaviorFollowUp
-		}
-		return m.submit(app.PromptInput{Text: text, StreamingBehavior: behavior})
-	}
-	before := m.editor.Value()
-	var c tea.Cmd
-	m.editor, c = m.editor.Update(msg)
-	if m.editor.Value() != before {
-		m.compSel, m.compClosed = 0, false
-	}
-	return c
-}
-
-// completions lists the commands matching the editor's "/word" (none
-// once a space follows the name).
-func (m *model) completions() []app.SlashCommand {
-	v := m.editor.Value()
-	if m.compClosed || !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
-		return nil
-	}
-	prefix := strings.ToLower(v[1:])
-	var out []app.SlashCommand
-	for _, c := range m.allCommands() {
-		if strings.HasPrefix(strings.ToLower(c.Name), prefix) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// allCommands is the built-in commands and the runtime's (extension
-// commands, prompt templates, skills), by name.
-func (m *model) allCommands() []app.SlashCommand {
-	out := make([]app.SlashCommand, 0, len(builtins)+len(m.commands))
-	seen := map[string]bool{}
-	for _, b := range builtins {
-		out = append(out, app.SlashCommand{Name: b.name, Description: b.desc, ArgumentHint: b.args, Source: "builtin"})
-		seen[b.name] = true
-	}
-	for _, c := range m.commands {
-		if !seen[c.Name] {
-			out = append(out, c)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-// The screen.
-
-var styleRule = lipgloss.NewStyle().Foreground(lipgloss.Color("8"))
-
-func (m *model) View() tea.View {
-	w := max(m.width, 20)
-	var bottom []string
-	add := func(s string) {
-		if s != "" {
-			bottom = append(bottom, strings.Split(s, "\n")...)
-		}
-	}
-	for _, s := range m.steering {
-		add(styleDim.Render(truncateWidth("Steer: "+oneLine(s), w)))
-	}
-	for _, s := range m.followUp {
-		add(styleDim.Render(truncateWidth("Follow-up: "+oneLine(s), w)))
-	}
-	for _, wd := range m.widgets {
-		if !wd.below {
-			for _, l := range wd.lines {
-				add(truncateWidth(l, w))
-			}
-		}
-	}
-	if len(m.dialogs) > 0 {
-		add(m.dialogs[0].view(w, max(m.height/3, 3)))
-	} else {
-		comp := m.completions()
-		if m.compSel >= len(comp) {
-			m.compSel = 0
-		}
-		start := 0
-		if m.compSel >= 8 {
-			start = m.compSel - 7
-		}
-		for i := start; i < len(comp) && i < start+8; i++ {
-			c := comp[i]
-			name := "/" + c.Name
-			if c.ArgumentHint != "" {
-				name += " " + c.ArgumentHint
-			}
-			line := fmt.Sprintf("%-24s %s", name, styleDim.Render(c.Description))
-			line = truncateWidth(line, w-2)
-			if i == m.compSel {
-				add(styleAccent.Render("→ ") + line)
-			} else {
-				add("  " + line)
-			}
-		}
-		add(styleRule.Render(strings.Repeat("─", w)))
-		m.editor.SetWidth(w)
-		add(m.editor.View())
-		add(styleRule.Render(strings.Repeat("─", w)))
-	}
-	for _, wd := range m.widgets {
-		if wd.below {
-			for _, l := range wd.lines {
-				add(truncateWidth(l, w))
-			}
-		}
-	}
-	switch {
-	case m.notice != "":
-		st := styleAccent
-		if m.noticeErr {
-			st = styleError
-		}
-		add(st.Render(truncateWidth(m.notice, w)))
-	case m.streaming || m.compacting:
-		add(styleAccent.Render("Working…") + styleDim.Render(" (esc to interrupt)"))
-	}
-	add(m.footer(w))
-
-	convH := max(m.height-len(bottom), 0)
-	lines := m.convLines(w, convH+m.scroll)
-	if m.scroll > len(lines)-convH {
-		m.scroll = max(len(lines)-convH, 0)
-	}
-	end := len(lines) - m.scroll
-	startL := max(end-convH, 0)
-	screen := make([]string, 0, m.height)
-	for i := 0; i < convH-(end-startL); i++ {
-		screen = append(screen, "")
-	}
-	screen = append(screen, lines[startL:end]...)
-	screen = append(screen, bottom...)
-	if len(screen) > m.height && m.height > 0 {
-		screen = screen[len(screen)-m.height:]
-	}
-	v := tea.NewView(strings.Join(screen, "\n"))
-	v.AltScreen = true
-	v.WindowTitle = m.title
-	if v.WindowTitle == "" {
-		v.WindowTitle = "atomic: " + filepath.Base(m.cwd)
-	}
-	return v
-}
-
-// convLines renders blocks from the newest back until at least n lines
-// are there (finished blocks come from their cache).
-func (m *model) convLines(w, n int) []string {
-	vw := view{width: w, showThinking: m.showThinking, expandTools: m.expandTools, md: m.md.render}
-	var chunks [][]string
-	total := 0
-	for i := len(m.conv.blocks) - 1; i >= 0 && total < n; i-- {
-		ls := m.conv.blocks[i].render(vw)
-		chunks = append(chunks, ls)
-		total += len(ls)
-	}
-	out := make([]string, 0, total)
-	for i := len(chunks) - 1; i >= 0; i-- {
-		out = append(out, chunks[i]...)
-	}
-	return out
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// footer: the directory, branch and session name; the model and thinking
-// level, context use and cost; the extensions' statuses.
-func (m *model) footer(w int) string {
-	dir := m.cwd
-	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(dir, home) {
-		dir = "~" + strings.TrimPrefix(dir, home)
-	}
-	line1 := dir
-	if m.branch != "" {
-		line1 += " (" + m.branch + ")"
-	}
-	if m.state.SessionName != "" {
-		line1 += " • " + m.state.SessionName
-	}
-	model := "no model"
-	if m.state.Model != nil {
-		model = m.state.Model.Provider + "/" + m.state.Model.ID
-		if m.state.Model.Reasoning && m.state.ThinkingLevel != "" {
-			model += " • " + m.state.ThinkingLevel
-		}
-	}
-	ctxUse := ""
-	if cu := m.stats.ContextUsage; cu != nil {
-		if cu.Tokens != nil && cu.Percent != nil {
-			ctxUse = fmt.Sprintf("%s/%s (%.1f%%)", tokens(*cu.Tokens), tokens(cu.ContextWindow), *cu.Percent)
-		} else {
-			ctxUse = "?/" + tokens(cu.ContextWindow)
-		}
-	}
-	right := strings.TrimSpace(fmt.Sprintf("%s $%.3f", ctxUse, m.stats.Cost))
-	gap := w - lipgloss.Width(model) - lipgloss.Width(right)
-	line2 := model + strings.Repeat(" ", max(gap, 1)) + right
-	out := styleDim.Render(truncateWidth(line1, w)) + "\n" + styleDim.Render(truncateWidth(line2, w))
-	if len(m.statuses) > 0 {
-		keys := make([]string, 0, len(m.statuses))
-		for k := range m.statuses {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = m.statuses[k]
-		}
-		out += "\n" + truncateWidth(strings.Join(parts, "  "), w)
-	}
-	return out
-}
-
-func tokens(n int) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 1000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
-}
-
-// gitBranch reads the branch from .git/HEAD in dir or above ("" outside
-// a repository; a short commit id when detached).
-func gitBranch(dir string) string {
-	for d := dir; ; {
-		head := filepath.Join(d, ".git", "HEAD")
-		if st, err := os.Stat(filepath.Join(d, ".git")); err == nil && !st.IsDir() {
-			// A worktree or submodule: ".git" names the real directory.
-			if b, err := os.ReadFile(filepath.Join(d, ".git")); err == nil {
-				if p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
-					if !filepath.IsAbs(p) {
-						p = filepath.Join(d, p)
-					}
-					head = filepath.Join(p, "HEAD")
-				}
-			}
-		}
-		if b, err := os.ReadFile(head); err == nil {
-			s := strings.TrimSpace(string(b))
-			if ref, ok := strings.CutPrefix(s, "ref: refs/heads/"); ok {
-				return ref
-			}
-			if len(s) >= 7 {
-				return s[:7]
-			}
-			return ""
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
 }

@@ -34,27 +34,43 @@ type screen struct {
 	mu     sync.Mutex
 	emu    *vt.Emulator
 	exited chan struct{}
-	err    error
+	// drained is closed when the pty is read to its end.
+	drained chan struct{}
+	err     error
 }
 
 const cols, rows = 80, 24
 
 func startScreen(t *testing.T, opts e2e.Options) *screen {
 	t.Helper()
+	return startScreenWith(t, opts, nil)
+}
+
+// startScreenWith is startScreen with the emulator set up first (its
+// colours, say) by setup.
+func startScreenWith(t *testing.T, opts e2e.Options, setup func(*vt.Emulator)) *screen {
+	t.Helper()
 	opts.NoMode = true
 	if opts.Env == nil {
 		opts.Env = map[string]string{}
 	}
 	opts.Env["TERM"] = "xterm-256color"
-	opts.Env["NO_COLOR"] = ""
+	if _, set := opts.Env["NO_COLOR"]; !set {
+		opts.Env["NO_COLOR"] = ""
+	}
 	cmd, env := e2e.Command(t, opts)
+	emu := vt.NewEmulator(cols, rows)
+	if setup != nil {
+		setup(emu)
+	}
 	ptm, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{t: t, cmd: cmd, env: env, ptm: ptm, emu: vt.NewEmulator(cols, rows), exited: make(chan struct{})}
+	s := &screen{t: t, cmd: cmd, env: env, ptm: ptm, emu: emu, exited: make(chan struct{}), drained: make(chan struct{})}
 	go func() {
 		// What the program draws goes into the emulator.
+		defer close(s.drained)
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := ptm.Read(buf)
@@ -169,6 +185,14 @@ func (s *screen) typeText(text string) {
 	}
 }
 
+// ask sends a prompt and waits for its answer and the end of the run.
+func (s *screen) ask(prompt, answer string) {
+	s.t.Helper()
+	s.typeText(prompt + keyEnter)
+	s.waitFor(answer)
+	s.waitGone("Working…")
+}
+
 // Keys as a terminal sends them.
 const (
 	keyEnter = "\r"
@@ -178,6 +202,21 @@ const (
 	keyDown  = "\x1b[B"
 	keyTab   = "\t"
 )
+
+// leftAltScreen reports whether the emulator is off the alternate screen
+// once it has read what the program wrote before it exited (the reader
+// may still be behind when the exit is seen; the pty ends with EOF).
+func (s *screen) leftAltScreen() bool {
+	s.t.Helper()
+	select {
+	case <-s.drained:
+	case <-time.After(5 * time.Second):
+		s.t.Fatal("the pty was not read to its end")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.emu.IsAltScreen()
+}
 
 // wait waits for the process to end and returns its exit status.
 func (s *screen) wait() int {

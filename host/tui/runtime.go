@@ -32,6 +32,7 @@ type runtime interface {
 	Submit(in app.PromptInput) (app.Accepted, error)
 	Queue(steer bool, text string, images []llm.ContentBlock) (string, error)
 	CancelTurn() bool
+	ClearQueue() (steering, followUp []string)
 	IsStreaming() bool
 	Messages() []llm.Message
 	LastAssistantText() (string, bool)
@@ -49,9 +50,20 @@ type runtime interface {
 	ListSessions(scope string) ([]session.Info, error)
 	ForkMessages() ([]session.UserMessage, error)
 	Fork(entryID string) (app.ForkResult, error)
+	Tree() (session.Tree, string, error)
+	NavigateTree(targetID string, opts app.NavigateOptions) (app.NavigateResult, error)
 	SetSessionName(name string) error
 	CompactWith(ctx context.Context, instructions string) (*compaction.Result, error)
 	ExportHTML(outputPath string) (string, error)
+	ProjectTrusted() bool
+
+	// Settings (/settings).
+	SetAutoCompaction(on bool)
+	SetSteeringMode(mode string) error
+	SetFollowUpMode(mode string) error
+	SaveSetting(key string, value any) error
+	ThemeFiles() []string
+	TrustProject(ctx context.Context) (int, error)
 }
 
 var _ runtime = (*app.Runtime)(nil)

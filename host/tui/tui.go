@@ -25,6 +25,16 @@ type Options struct {
 	Prompts []app.PromptInput
 	// Resume opens the session picker first (-r, --resume).
 	Resume bool
+	// AgentDir holds keybindings.json, themes/ and the prompt history
+	// (history/); "" reads and keeps none of them.
+	AgentDir string
+	// Theme is the theme setting ("" or "system": by the terminal's
+	// background; "light/dark": one for each; a name); HideThinking the
+	// hideThinkingBlock setting.
+	Theme        string
+	HideThinking bool
+	// ProjectTrustDefault is the defaultProjectTrust setting.
+	ProjectTrustDefault string
 }
 
 // Run draws the terminal UI until the user quits, an extension asks the
@@ -38,9 +48,12 @@ func run(ctx context.Context, rt runtime, opts Options) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := &pump{}
-	m := newModel(ctx, rt, p, opts.Prompts)
-	m.resumeFirst = opts.Resume
-	progOpts := []tea.ProgramOption{tea.WithContext(ctx)}
+	m := newModel(ctx, rt, p, opts)
+	// Bubble Tea writes a frame on its ticker: at 120 frames a second
+	// (its most) the first frame is out about 8 ms after the start instead
+	// of 16 ms; an idle UI costs no more (nothing changed, nothing drawn),
+	// and a streamed answer is still rendered at most every 50 ms.
+	progOpts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(120)}
 	if opts.In != nil {
 		progOpts = append(progOpts, tea.WithInput(opts.In))
 	}

@@ -27,10 +27,7 @@ func TestFirstFrameAndCtrlDExit(t *testing.T) {
 	if code := s.wait(); code != 0 {
 		t.Fatalf("exit status %d, want 0", code)
 	}
-	s.mu.Lock()
-	alt := s.emu.IsAltScreen()
-	s.mu.Unlock()
-	if alt {
+	if !s.leftAltScreen() {
 		t.Fatal("the terminal was left on the alternate screen")
 	}
 }
@@ -167,10 +164,7 @@ func TestSIGTERMRestoresTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.wait()
-	s.mu.Lock()
-	alt = s.emu.IsAltScreen()
-	s.mu.Unlock()
-	if alt {
+	if !s.leftAltScreen() {
 		t.Fatal("the terminal was left on the alternate screen after SIGTERM")
 	}
 }
@@ -249,19 +243,28 @@ func TestResizeRedraws(t *testing.T) {
 	})
 }
 
+// Thinking is shown (hideThinkingBlock false, as pi's default); Ctrl+T
+// hides it; hideThinkingBlock true starts hidden.
 func TestThinkingToggle(t *testing.T) {
 	t.Parallel()
-	s := startScreen(t, e2e.Options{Script: []map[string]any{
-		{"thinking": "pondering the request", "text": "The answer."},
-	}})
+	script := []map[string]any{{"thinking": "pondering the request", "text": "The answer."}}
+	s := startScreen(t, e2e.Options{Script: script})
 	s.waitFor("Type a message")
 	s.typeText("think" + keyEnter)
+	s.waitFor("pondering the request", "The answer.")
+	s.typeText("\x14") // ctrl+t
 	got := s.waitFor("Thinking… (ctrl+t to show)", "The answer.")
 	if strings.Contains(got, "pondering") {
-		t.Fatalf("thinking shown before ctrl+t:\n%s", got)
+		t.Fatalf("thinking shown after ctrl+t:\n%s", got)
 	}
-	s.typeText("\x14") // ctrl+t
-	s.waitFor("pondering the request", "The answer.")
+
+	s = startScreen(t, e2e.Options{Script: script, AgentFiles: map[string]string{"settings.json": `{"hideThinkingBlock": true}`}})
+	s.waitFor("Type a message")
+	s.typeText("think" + keyEnter)
+	got = s.waitFor("Thinking… (ctrl+t to show)", "The answer.")
+	if strings.Contains(got, "pondering") {
+		t.Fatalf("thinking shown with hideThinkingBlock:\n%s", got)
+	}
 }
 
 func TestLongStreamedAnswer(t *testing.T) {
@@ -305,14 +308,10 @@ func TestNewAndResume(t *testing.T) {
 		{"text": "answer one"}, {"text": "answer two"},
 	}})
 	s.waitFor("Type a message")
-	s.typeText("older session prompt" + keyEnter)
-	s.waitFor("answer one")
-	s.waitGone("Working…")
+	s.ask("older session prompt", "answer one")
 	s.typeText("/new" + keyEnter)
 	s.waitGone("answer one")
-	s.typeText("newer session prompt" + keyEnter)
-	s.waitFor("answer two")
-	s.waitGone("Working…")
+	s.ask("newer session prompt", "answer two")
 	s.typeText("/resume" + keyEnter)
 	got := s.waitFor("Resume a session", "older session prompt", "→ newer session prompt")
 	if strings.Index(got, "→ newer session prompt") > strings.Index(got, "  older session prompt") {
@@ -330,12 +329,8 @@ func TestFork(t *testing.T) {
 	t.Parallel()
 	s := startScreen(t, e2e.Options{Script: []map[string]any{{"text": "answer one"}, {"text": "answer two"}}})
 	s.waitFor("Type a message")
-	s.typeText("first question" + keyEnter)
-	s.waitFor("answer one")
-	s.waitGone("Working…")
-	s.typeText("second question" + keyEnter)
-	s.waitFor("answer two")
-	s.waitGone("Working…")
+	s.ask("first question", "answer one")
+	s.ask("second question", "answer two")
 	s.typeText("/fork" + keyEnter)
 	s.waitFor("Fork from a message", "→ second question", "  first question")
 	s.typeText(keyEnter)
@@ -405,9 +400,7 @@ func TestResumeFlagOpensThePicker(t *testing.T) {
 	}
 	s := startScreen(t, e2e.Options{Dir: dir, Env: env(), Script: []map[string]any{{"text": "answer from before"}}})
 	s.waitFor("Type a message")
-	s.typeText("an earlier prompt" + keyEnter)
-	s.waitFor("answer from before")
-	s.waitGone("Working…")
+	s.ask("an earlier prompt", "answer from before")
 	s.typeText(keyCtrlD)
 	if code := s.wait(); code != 0 {
 		t.Fatalf("exit status %d", code)

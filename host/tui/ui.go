@@ -81,6 +81,12 @@ type dialog struct {
 
 	// pick is a built-in picker's action with the chosen option's index.
 	pick func(index int) tea.Cmd
+	// onKey, when set, sees a list's keys first (handled true: taken).
+	onKey func(d *dialog, msg tea.KeyPressMsg) (tea.Cmd, bool)
+	// rows is how many options the last view showed (a page).
+	rows int
+	// hint replaces the key hint under a list.
+	hint string
 }
 
 func newExtDialog(id int, method string, p map[string]any) *dialog {
@@ -143,39 +149,45 @@ func (d *dialog) resolve(a extensions.UIAnswer) {
 }
 
 // key handles a key press; done is true when the dialog is over.
-func (d *dialog) key(msg tea.KeyPressMsg) (done bool, cmd tea.Cmd) {
+func (d *dialog) key(msg tea.KeyPressMsg, km keymap) (done bool, cmd tea.Cmd) {
 	k := msg.String()
-	if k == "esc" || k == "ctrl+c" {
+	if km.is(msg, "tui.select.cancel") {
 		d.resolve(extensions.UIAnswer{Cancelled: true})
 		return true, nil
 	}
 	switch d.method {
 	case "confirm":
-		switch k {
-		case "y", "Y":
+		switch {
+		case k == "y" || k == "Y":
 			d.resolve(extensions.UIAnswer{Confirmed: true})
 			return true, nil
-		case "n", "N":
+		case k == "n" || k == "N":
 			d.resolve(extensions.UIAnswer{Confirmed: false})
 			return true, nil
-		case "left", "right", "tab", "h", "l":
+		case k == "left" || k == "right" || k == "tab" || k == "h" || k == "l":
 			d.yes = !d.yes
-		case "enter":
+		case km.is(msg, "tui.select.confirm"):
 			d.resolve(extensions.UIAnswer{Confirmed: d.yes})
 			return true, nil
 		}
 	case "select", "picker":
+		if d.onKey != nil {
+			if c, handled := d.onKey(d, msg); handled {
+				return false, c
+			}
+		}
 		vis := d.visible()
-		switch k {
-		case "up", "ctrl+p":
-			if d.sel > 0 {
-				d.sel--
-			}
-		case "down", "ctrl+n":
-			if d.sel < len(vis)-1 {
-				d.sel++
-			}
-		case "enter":
+		page := max(d.rows-1, 1)
+		switch {
+		case km.is(msg, "tui.select.up") || k == "ctrl+p":
+			d.sel = max(d.sel-1, 0)
+		case km.is(msg, "tui.select.down") || k == "ctrl+n":
+			d.sel = max(min(d.sel+1, len(vis)-1), 0)
+		case km.is(msg, "tui.select.pageUp"):
+			d.sel = max(d.sel-page, 0)
+		case km.is(msg, "tui.select.pageDown"):
+			d.sel = max(min(d.sel+page, len(vis)-1), 0)
+		case km.is(msg, "tui.select.confirm"):
 			if len(vis) == 0 {
 				return false, nil
 			}
@@ -194,7 +206,7 @@ func (d *dialog) key(msg tea.KeyPressMsg) (done bool, cmd tea.Cmd) {
 			}
 		}
 	case "input":
-		if k == "enter" {
+		if km.is(msg, "tui.input.submit") {
 			d.resolve(extensions.UIAnswer{Value: d.input.Value(), HasValue: true})
 			return true, nil
 		}
@@ -202,13 +214,13 @@ func (d *dialog) key(msg tea.KeyPressMsg) (done bool, cmd tea.Cmd) {
 		d.input, c = d.input.Update(msg)
 		return false, c
 	case "editor":
-		if k == "enter" || k == "ctrl+s" {
-			d.resolve(extensions.UIAnswer{Value: d.area.Value(), HasValue: true})
-			return true, nil
-		}
-		if k == "shift+enter" || k == "ctrl+j" || k == "alt+enter" {
+		if km.is(msg, "tui.input.newLine") || k == "alt+enter" {
 			d.area.InsertString("\n")
 			return false, nil
+		}
+		if km.is(msg, "tui.input.submit") || k == "ctrl+s" {
+			d.resolve(extensions.UIAnswer{Value: d.area.Value(), HasValue: true})
+			return true, nil
 		}
 		var c tea.Cmd
 		d.area, c = d.area.Update(msg)
@@ -228,8 +240,6 @@ func (d *dialog) paste(msg tea.PasteMsg) tea.Cmd {
 	}
 	return c
 }
-
-var styleDialog = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("6")).Padding(0, 1)
 
 // view draws the dialog as a box of the given width, at most maxRows
 // options tall.
@@ -261,6 +271,7 @@ func (d *dialog) view(width, maxRows int) string {
 			d.sel = max(len(vis)-1, 0)
 		}
 		rows := max(maxRows, 3)
+		d.rows = rows
 		start := 0
 		if d.sel >= rows {
 			start = d.sel - rows + 1
@@ -284,6 +295,9 @@ func (d *dialog) view(width, maxRows int) string {
 			b.WriteString("\n" + styleDim.Render(fmt.Sprintf("  (%d of %d)", d.sel+1, len(vis))))
 		}
 		hint = "↑/↓ move · enter choose · esc cancel"
+		if d.hint != "" {
+			hint = d.hint
+		}
 	case "input":
 		d.input.SetWidth(inner - 2)
 		b.WriteString("\n" + d.input.View())
