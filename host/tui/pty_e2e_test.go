@@ -84,8 +84,10 @@ func startScreenWith(t *testing.T, opts e2e.Options, setup func(*vt.Emulator)) *
 			}
 		}
 	}()
+	answered := make(chan struct{})
 	go func() {
 		// The emulator's answers to the program's queries go back.
+		defer close(answered)
 		_, _ = io.Copy(ptm, s.emu)
 	}()
 	go func() {
@@ -100,6 +102,14 @@ func startScreenWith(t *testing.T, opts e2e.Options, setup func(*vt.Emulator)) *
 			<-s.exited
 		}
 		ptm.Close()
+		// The emulator is closed once nothing reads or writes it (its
+		// Close is not safe beside its Read): closing its input pipe ends
+		// the copy of its answers.
+		if c, ok := s.emu.InputPipe().(io.Closer); ok {
+			_ = c.Close()
+		}
+		<-answered
+		<-s.drained
 		s.emu.Close()
 		// Descriptor 2 is the log file: a race report (ATOMIC_E2E_RACE=1)
 		// or a crash lands there.
