@@ -111,16 +111,16 @@ func TestDefaultToolsModifiers(t *testing.T) {
 // an unknown key; retry.maxAgentDelayMs (pi's name) is read.
 func TestSettingsKeysWarned(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{
-		AgentFiles: map[string]string{"settings.json": `{"$schema": "x", "hideThinkingBlock": true, "compaction": {"keepRecentTokens": 100, "enabled": true}, "retry": {"maxAgentDelayMs": 5}, "shelPath": "/bin/sh"}`},
+		AgentFiles: map[string]string{"settings.json": `{"$schema": "x", "cacheWarming": "idle", "hideThinkingBlock": true, "compaction": {"keepRecentTokens": 100, "enabled": true}, "retry": {"maxAgentDelayMs": 5}, "shelPath": "/bin/sh"}`},
 	})
 	a.MustSucceed(map[string]any{"type": "get_state"})
-	errOut := a.WaitStderr("hideThinkingBlock", "compaction.keepRecentTokens", "shelPath")
-	for _, k := range []string{"hideThinkingBlock", "compaction.keepRecentTokens", "unknown setting shelPath"} {
+	errOut := a.WaitStderr("cacheWarming", "compaction.keepRecentTokens", "shelPath")
+	for _, k := range []string{"cacheWarming", "compaction.keepRecentTokens", "unknown setting shelPath"} {
 		if n := strings.Count(errOut, k); n != 1 {
 			t.Errorf("%q named %d times in stderr:\n%s", k, n, errOut)
 		}
 	}
-	for _, k := range []string{"maxAgentDelayMs", "$schema", "compaction.enabled"} {
+	for _, k := range []string{"maxAgentDelayMs", "$schema", "compaction.enabled", "hideThinkingBlock"} {
 		if strings.Contains(errOut, k) {
 			t.Errorf("%q warned about:\n%s", k, errOut)
 		}
