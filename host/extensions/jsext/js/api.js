@@ -773,12 +773,77 @@ module.exports = function makeAPI(engine) {
     }
   }
 
+  // --- message_update's message -------------------------------------------------
+  // pi hands message_update handlers the message so far (event.message, a
+  // copy). The agent sends only the stream event and the usage (the
+  // message would cost its whole size on every delta), so the message is
+  // rebuilt here from the events, once per extension: the content as the
+  // agent has it, a tool call's arguments parsed as far as they streamed,
+  // the usage, and the model the message is from.
+  let streaming = null; // {message, args: [argument text per content index]}
+  const blockTypes = { text: "text", thinking: "thinking", toolcall: "toolCall" };
+  function withMessage(event, apply) {
+    const ev = event.assistantMessageEvent;
+    if (!ev || typeof ev !== "object" || event.message !== undefined) return event;
+    if (!apply && streaming) return Object.assign({}, event, { message: copyMessage(streaming.message) });
+    const i = Number(ev.contentIndex) || 0;
+    const kind = String(ev.type || "").replace(/_(start|delta|end)$/, "");
+    const phase = String(ev.type || "").slice(kind.length + 1);
+    if (!streaming || (phase === "start" && i === 0)) {
+      let m = null;
+      try {
+        m = sync("GetModel", {}, null).model_json;
+      } catch (e) {
+        m = null;
+      }
+      streaming = {
+        message: { role: "assistant", content: [], api: m && m.api, provider: m && m.provider, model: m && m.id, stopReason: "stop", timestamp: Date.now() },
+        args: [],
+      };
+    }
+    const msg = streaming.message;
+    const type = blockTypes[kind];
+    if (type) {
+      let b = msg.content[i];
+      if (!b || b.type !== type) {
+        b = type === "text" ? { type, text: "" } : type === "thinking" ? { type, thinking: "" } : { type, id: "", name: "", arguments: {} };
+        msg.content[i] = b;
+      }
+      if (type === "toolCall") {
+        if (phase === "start") {
+          b.id = String(ev.id || "");
+          b.name = String(ev.toolName || "");
+        } else if (phase === "delta") {
+          streaming.args[i] = (streaming.args[i] || "") + String(ev.delta || "");
+          try {
+            b.arguments = piai().parseStreamingJson(streaming.args[i]) || {};
+          } catch (e) {
+            // arguments stay as they were
+          }
+        } else if (phase === "end" && ev.toolCall && typeof ev.toolCall === "object") {
+          msg.content[i] = Object.assign({}, ev.toolCall);
+        }
+      } else {
+        const key = type === "text" ? "text" : "thinking";
+        if (phase === "delta") b[key] += String(ev.delta || "");
+        else if (phase === "end" && typeof ev.content === "string") b[key] = ev.content;
+      }
+    }
+    if (event.usage !== undefined) msg.usage = event.usage;
+    return Object.assign({}, event, { message: copyMessage(msg) });
+  }
+  const copyMessage = (msg) => Object.assign({}, msg, { content: msg.content.map((b) => (b ? Object.assign({}, b) : b)) });
+
   // dispatch runs handler `index` of an event, or (index < 0 or absent)
   // every handler: a notification's results are not read, so each failure
   // is reported on its own (HandlerErrors) and the others still run.
   function dispatch(call, name, event, index) {
     const hs = handlers[name];
     if (!hs || hs.length === 0) return undefined;
+    if (name === "message_update" && event && typeof event === "object") {
+      // One handler's call (index > 0) of an event already applied.
+      event = withMessage(event, index === undefined || index === null || index <= 0);
+    }
     if (index !== undefined && index !== null && index >= 0) {
       // (A handler removed since the agent counted them has nothing to do.)
       if (index >= hs.length) return undefined;
