@@ -138,6 +138,14 @@ func New(opts Options) (*Runtime, error) {
 		opts.Settings = loaded
 	}
 	netproxy.Set(opts.Settings.Settings.HTTPProxy)
+	idle, set, err := opts.Settings.Settings.IdleTimeout()
+	if err != nil {
+		opts.Log.Warn("settings problem: the idle timeout stays at its default", "problem", err, "default", llm.DefaultIdleTimeout)
+	}
+	if !set {
+		idle = llm.DefaultIdleTimeout
+	}
+	llm.SetIdleTimeout(idle)
 	for _, d := range opts.Settings.Diagnostics {
 		opts.Log.Warn("settings problem", "path", d.Path, "problem", d.Message)
 	}

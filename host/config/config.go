@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,6 +93,11 @@ type Settings struct {
 	// only: a project must not route requests (and the keys they carry)
 	// through a proxy of its choice.
 	HTTPProxy string `mapstructure:"-"`
+	// HTTPIdleTimeoutMs is pi 1.6's httpIdleTimeoutMs: how long a provider
+	// request waits for its headers and then between two reads of its body
+	// (a number of milliseconds, 0 or "disabled" for no bound; unset: 5
+	// minutes). Read it with IdleTimeout.
+	HTTPIdleTimeoutMs any `mapstructure:"httpIdleTimeoutMs"`
 	// ExtensionRuntime chooses the runtime of script extensions: "auto"
 	// (goja when it provides everything the extension imports, else
 	// Node), "goja" or "node". An extension's settings entry may choose
@@ -130,6 +136,37 @@ const (
 	SettingsFileName = "settings.json"
 	MCPFileName      = "mcp.json"
 )
+
+// IdleTimeout is the httpIdleTimeoutMs setting: ok is false when it is not
+// set; a value that is neither a non-negative number nor "disabled" is an
+// error naming it.
+func (s Settings) IdleTimeout() (d time.Duration, ok bool, err error) {
+	switch v := s.HTTPIdleTimeoutMs.(type) {
+	case nil:
+		return 0, false, nil
+	case string:
+		t := strings.TrimSpace(v)
+		if strings.EqualFold(t, "disabled") {
+			return 0, true, nil
+		}
+		if ms, err := strconv.ParseFloat(t, 64); err == nil && ms >= 0 {
+			return time.Duration(ms) * time.Millisecond, true, nil
+		}
+	case float64:
+		if v >= 0 {
+			return time.Duration(v) * time.Millisecond, true, nil
+		}
+	case int:
+		if v >= 0 {
+			return time.Duration(v) * time.Millisecond, true, nil
+		}
+	case int64:
+		if v >= 0 {
+			return time.Duration(v) * time.Millisecond, true, nil
+		}
+	}
+	return 0, false, fmt.Errorf("httpIdleTimeoutMs must be a number of milliseconds (0 for none) or \"disabled\", not %v", s.HTTPIdleTimeoutMs)
+}
 
 // ProjectDir is the project's configuration directory, <cwd>/.atomic.
 func ProjectDir(cwd string) string { return filepath.Join(cwd, ConfigDirName) }

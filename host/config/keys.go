@@ -48,7 +48,6 @@ var PiUnsupported = map[string]string{
 	"images.autoResize":           "images are sent at their own size (no resizing)",
 	"markdown":                    "a setting of pi's terminal UI",
 	"transport":                   "providers are reached over HTTP streaming only",
-	"httpIdleTimeoutMs":           "provider requests use atomic's own timeouts",
 	"websocketConnectTimeoutMs":   "providers are reached over HTTP streaming only",
 	"retry.provider":              "provider-level retries are not supported; retry.* applies",
 	"selfUpdateCommand":           "atomic does not update itself",

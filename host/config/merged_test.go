@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // Loaded.Merged is pi's getSettings(): the files as written, the
@@ -59,5 +60,28 @@ func TestHTTPProxyFromTheAgentDirectoryOnly(t *testing.T) {
 	}
 	if l, err = Load(paths, true, nil); err != nil || l.Settings.HTTPProxy != "http://user-proxy:2" {
 		t.Fatalf("user httpProxy: %q %v", l.Settings.HTTPProxy, err)
+	}
+}
+
+func TestIdleTimeoutSetting(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want time.Duration
+		set  bool
+		bad  bool
+	}{
+		{nil, 0, false, false},
+		{float64(300000), 5 * time.Minute, true, false},
+		{float64(0), 0, true, false},
+		{"disabled", 0, true, false},
+		{"1500", 1500 * time.Millisecond, true, false},
+		{float64(-1), 0, false, true},
+		{"soon", 0, false, true},
+		{true, 0, false, true},
+	} {
+		d, set, err := Settings{HTTPIdleTimeoutMs: c.v}.IdleTimeout()
+		if d != c.want || set != c.set || (err != nil) != c.bad {
+			t.Errorf("%v: %v %v %v", c.v, d, set, err)
+		}
 	}
 }

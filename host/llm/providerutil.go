@@ -11,9 +11,10 @@ import (
 )
 
 // HTTPClient is the client the SDK-based providers share: no overall
-// timeout (responses stream for minutes), but bounded connection set-up.
+// timeout (responses stream for minutes), but bounded connection set-up
+// and the idle bound of httpIdleTimeoutMs (idleTransport).
 var HTTPClient = &http.Client{
-	Transport: &http.Transport{
+	Transport: idleTransport{next: &http.Transport{
 		Proxy:                 netproxy.FromRequest,
 		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
@@ -23,7 +24,7 @@ var HTTPClient = &http.Client{
 		TLSHandshakeTimeout:   15 * time.Second,
 		ResponseHeaderTimeout: 10 * time.Minute,
 		ExpectContinueTimeout: time.Second,
-	},
+	}},
 }
 
 // DefaultThinkingBudgets are the token budgets of budget-based thinking.

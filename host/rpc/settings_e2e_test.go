@@ -111,11 +111,11 @@ func TestDefaultToolsModifiers(t *testing.T) {
 // an unknown key; retry.maxAgentDelayMs (pi's name) is read.
 func TestSettingsKeysWarned(t *testing.T) {
 	a := e2e.Start(t, e2e.Options{
-		AgentFiles: map[string]string{"settings.json": `{"$schema": "x", "cacheWarming": "idle", "hideThinkingBlock": true, "compaction": {"keepRecentTokens": 100, "enabled": true}, "retry": {"maxAgentDelayMs": 5}, "shelPath": "/bin/sh"}`},
+		AgentFiles: map[string]string{"settings.json": `{"$schema": "x", "cacheWarming": "idle", "hideThinkingBlock": true, "compaction": {"keepRecentTokens": 100, "enabled": true}, "retry": {"maxAgentDelayMs": 5}, "shelPath": "/bin/sh", "httpIdleTimeoutMs": "soon"}`},
 	})
 	a.MustSucceed(map[string]any{"type": "get_state"})
-	errOut := a.WaitStderr("cacheWarming", "compaction.keepRecentTokens", "shelPath")
-	for _, k := range []string{"cacheWarming", "compaction.keepRecentTokens", "unknown setting shelPath"} {
+	errOut := a.WaitStderr("cacheWarming", "compaction.keepRecentTokens", "shelPath", "httpIdleTimeoutMs must be")
+	for _, k := range []string{"cacheWarming", "compaction.keepRecentTokens", "unknown setting shelPath", "httpIdleTimeoutMs must be"} {
 		if n := strings.Count(errOut, k); n != 1 {
 			t.Errorf("%q named %d times in stderr:\n%s", k, n, errOut)
 		}
