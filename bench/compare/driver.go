@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -149,54 +148,11 @@ func (p *proc) close() {
 // treeField returns a /proc/<pid>/status field in KiB (VmHWM, RssAnon, …)
 // summed over a process and all its descendants.
 func treeField(root int, field string) (int64, error) {
-	return treeSum(root, func(pid int) (int64, error) { return benchkit.StatusField(pid, field) })
+	return benchkit.TreeSum(root, func(pid int) (int64, error) { return benchkit.StatusField(pid, field) })
 }
 
 // treePSS returns the PSS in KiB of a process and all its descendants.
-func treePSS(root int) (int64, error) { return treeSum(root, benchkit.PSS) }
-
-// treeSum adds get(pid) over a process and all its descendants (those
-// that exit meanwhile are skipped).
-func treeSum(root int, get func(pid int) (int64, error)) (int64, error) {
-	children := map[int][]int{}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The field after the parenthesised command name: state, ppid.
-		s := string(data)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 {
-			ppid, _ := strconv.Atoi(f[1])
-			children[ppid] = append(children[ppid], pid)
-		}
-	}
-	var total int64
-	queue := []int{root}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		kb, err := get(pid)
-		if err != nil {
-			if pid == root {
-				return 0, err
-			}
-			continue
-		}
-		total += kb
-		queue = append(queue, children[pid]...)
-	}
-	return total, nil
-}
+func treePSS(root int) (int64, error) { return benchkit.TreeSum(root, benchkit.PSS) }
 
 func tail(s string, n int) string {
 	if len(s) > n {
@@ -205,12 +161,5 @@ func tail(s string, n int) string {
 	return s
 }
 
-// treeCPU returns the CPU time of a process and all its descendants
-// (benchkit.CPUTime of each, in nanoseconds).
-func treeCPU(root int) (time.Duration, error) {
-	ns, err := treeSum(root, func(pid int) (int64, error) {
-		d, err := benchkit.CPUTime(pid)
-		return int64(d), err
-	})
-	return time.Duration(ns), err
-}
+// treeCPU returns the CPU time of a process and all its descendants.
+func treeCPU(root int) (time.Duration, error) { return benchkit.TreeCPU(root) }

@@ -43,13 +43,20 @@ type (
 )
 
 // pump collects the runtime's events and wakes the program once per
-// batch, so a burst of deltas costs one update and at most one frame.
+// batch, at most 60 times a second: the events of that time (a model
+// streams a delta every millisecond or so) cost one update and one view,
+// not one each. Keys do not go through it.
 type pump struct {
 	mu        sync.Mutex
 	buf       []events.Event
 	scheduled bool
 	send      func(tea.Msg)
 }
+
+// pumpFrame is how long the pump gathers events before it wakes the
+// program (bench/tuicompare: a 2,000-delta answer took 571 ms of CPU
+// woken per batch, 321 ms at 120 a second, 262 ms at 60).
+const pumpFrame = time.Second / 60
 
 func (p *pump) sink(ev events.Event) {
 	p.mu.Lock()
@@ -58,7 +65,7 @@ func (p *pump) sink(ev events.Event) {
 	p.scheduled = true
 	p.mu.Unlock()
 	if wake {
-		go p.send(eventsMsg{})
+		time.AfterFunc(pumpFrame, func() { p.send(eventsMsg{}) })
 	}
 }
 
