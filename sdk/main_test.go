@@ -3,10 +3,10 @@ package sdk_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/atomic-go/atomic/internal/leaktest"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m)
 }

@@ -229,16 +229,7 @@ func (m *Manager) Reload(ctx context.Context, d Discovered) error {
 	m.loaded, m.statuses, m.pending = nil, nil, nil
 	m.ready = make(chan struct{})
 	m.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, l := range old {
-		m.cfg.Bus.Remove(l.sub)
-		wg.Add(1)
-		go func(e Extension) {
-			defer wg.Done()
-			_ = e.Close()
-		}(l.ext)
-	}
-	wg.Wait()
+	m.unload(old)
 	m.Start(d)
 	return m.Wait(ctx)
 }
@@ -475,11 +466,20 @@ func (m *Manager) Providers() []ProviderRef {
 	return out
 }
 
-// Close stops every extension (in parallel) and waits for them.
+// Close takes every extension off the bus, stops them (in parallel) and
+// waits for them.
 func (m *Manager) Close() {
 	_ = m.Wait(context.Background())
+	m.unload(m.snapshot())
+}
+
+// unload takes extensions off the bus (which ends their notification
+// goroutines and drops what is still queued for them) and closes them in
+// parallel.
+func (m *Manager) unload(ls []*loaded) {
 	var wg sync.WaitGroup
-	for _, l := range m.snapshot() {
+	for _, l := range ls {
+		m.cfg.Bus.Remove(l.sub)
 		wg.Add(1)
 		go func(e Extension) {
 			defer wg.Done()

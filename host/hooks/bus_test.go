@@ -341,6 +341,7 @@ func TestNotifyOrderedAsyncAndOnlySubscribed(t *testing.T) {
 	}}
 	other := &fake{path: "other", events: []string{AgentEnd}}
 	b, _ := newBus(slow, other)
+	t.Cleanup(func() { b.Remove(slow); b.Remove(other) }) // ends their delivery goroutines
 	start := time.Now()
 	b.Notify(TurnStart, TurnStartEvent{TurnIndex: 0})
 	b.Notify(MessageEnd, json.RawMessage(`{"type":"message_end","message":{"role":"user","content":"x"}}`))
@@ -400,6 +401,7 @@ func (b *batchFake) HandleBatch(ctx context.Context, evs []*Event) []error {
 func TestNotificationsAreBatchedInOrder(t *testing.T) {
 	s := &batchFake{fake: fake{path: "batch", events: []string{MessageUpdate}}}
 	b, e := newBus(s)
+	t.Cleanup(func() { b.Remove(s) }) // ends its delivery goroutine
 	for i := 0; i < 50; i++ {
 		b.Notify(MessageUpdate, json.RawMessage(`{"type":"message_update","delta":"`+string(rune('a'+i%26))+`"}`))
 	}

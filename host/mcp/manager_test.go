@@ -18,6 +18,7 @@ import (
 
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/tools"
+	"github.com/atomic-go/atomic/internal/leaktest"
 	"github.com/atomic-go/atomic/internal/mcptest"
 )
 
@@ -34,7 +35,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building the test server: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := leaktest.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/atomic-go/atomic/internal/leaktest"
 )
 
 // TestMain builds the atomic binary into a temporary directory put first
@@ -48,13 +48,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	os.Setenv("HOME", home)
 	os.Setenv("ATOMIC_CODING_AGENT_DIR", filepath.Join(home, ".atomic", "agent"))
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
+	code := leaktest.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -92,8 +92,12 @@ type goPackage struct {
 	Name       string
 	Dir        string
 	GoFiles    []string
-	Imports    []string
-	Standard   bool
+	// TestGoFiles and XTestGoFiles are the package's tests (in the
+	// package and in package x_test).
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Imports      []string
+	Standard     bool
 }
 
 // modulePackages lists the module's packages with their imports, in the
@@ -142,7 +146,7 @@ func listModule(t *testing.T, root string) []goPackage {
 
 func listPackages(t *testing.T, root, tags string) []goPackage {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-tags", tags, "-json=ImportPath,Name,Dir,GoFiles,Imports,Standard", "./...")
+	cmd := exec.Command("go", "list", "-tags", tags, "-json=ImportPath,Name,Dir,GoFiles,TestGoFiles,XTestGoFiles,Imports,Standard", "./...")
 	cmd.Dir = root
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
