@@ -18,6 +18,11 @@ func (rt *Runtime) SetUI(ui UI) {
 }
 
 func (rt *Runtime) uiRequest(ctx context.Context, method string, params map[string]any) (extensions.UIAnswer, error) {
+	if extensions.IsTerminalUI(method) && rt.opts.Mode != ModeTUI {
+		// As pi's RPC mode: the working message, header and footer are
+		// the terminal's own; no client is sent them.
+		return extensions.UIAnswer{}, nil
+	}
 	ui := rt.ext.currentUI()
 	if ui == nil || (!rt.servesClient() && method != "notify") {
 		// Without a client (print and json modes) dialogs are cancelled;

@@ -11,7 +11,15 @@ import (
 var (
 	uiDialogs       = map[string]bool{"select": true, "confirm": true, "input": true, "editor": true}
 	uiNotifications = map[string]bool{"notify": true, "setStatus": true, "setWidget": true, "setTitle": true, "set_editor_text": true}
+	// uiTerminal are notifications only the interactive terminal draws:
+	// as in pi, they are no-ops in RPC and ACP mode and never reach a
+	// client (the runtime drops them outside the terminal).
+	uiTerminal = map[string]bool{"setWorkingMessage": true, "setHeader": true, "setFooter": true}
 )
+
+// IsTerminalUI reports whether method is drawn by the interactive
+// terminal only (setWorkingMessage, setHeader, setFooter).
+func IsTerminalUI(method string) bool { return uiTerminal[method] }
 
 // IsUIDialog reports whether method is a dialog (select, confirm, input,
 // editor).
@@ -20,7 +28,7 @@ func IsUIDialog(method string) bool { return uiDialogs[method] }
 // CheckUIRequest reports an unknown method or parameters of the wrong
 // shape.
 func CheckUIRequest(method string, params map[string]any) error {
-	if !uiDialogs[method] && !uiNotifications[method] {
+	if !uiDialogs[method] && !uiNotifications[method] && !uiTerminal[method] {
 		return fmt.Errorf("unknown UI method %q", method)
 	}
 	return checkUIParams(method, params)
@@ -78,6 +86,24 @@ func checkUIParams(method string, p map[string]any) error {
 		return need("widgetKey")
 	case "set_editor_text":
 		return need("text")
+	case "setWorkingMessage":
+		if m, ok := p["message"]; ok && m != nil {
+			if _, ok := m.(string); !ok {
+				return fmt.Errorf("setWorkingMessage needs a string \"message\" or none")
+			}
+		}
+	case "setHeader", "setFooter":
+		if lines, ok := p["lines"]; ok && lines != nil {
+			arr, ok := lines.([]any)
+			if !ok {
+				return fmt.Errorf("%s lines must be an array of strings", method)
+			}
+			for _, l := range arr {
+				if _, ok := l.(string); !ok {
+					return fmt.Errorf("%s lines must be strings", method)
+				}
+			}
+		}
 	}
 	return nil
 }

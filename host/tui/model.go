@@ -138,6 +138,9 @@ type model struct {
 	steering, followUp []string
 	statuses           map[string]string
 	widgets            []widget
+	workingMsg         string   // setWorkingMessage ("": the default)
+	header             []string // setHeader: lines above the conversation
+	customFooter       []string // setFooter: lines instead of the footer (nil: the built-in one)
 	title              string
 	notice             string
 	noticeErr          bool
@@ -349,13 +352,7 @@ func (m *model) uiNote(n uiNoteMsg) tea.Cmd {
 		}
 	case "setWidget":
 		key := str("widgetKey")
-		var lines []string
-		if arr, ok := n.params["widgetLines"].([]any); ok {
-			for _, l := range arr {
-				s, _ := l.(string)
-				lines = append(lines, s)
-			}
-		}
+		lines := uiLines(n.params["widgetLines"])
 		kept := m.widgets[:0]
 		for _, w := range m.widgets {
 			if w.key != key {
@@ -366,12 +363,32 @@ func (m *model) uiNote(n uiNoteMsg) tea.Cmd {
 		if len(lines) > 0 {
 			m.widgets = append(m.widgets, widget{key: key, lines: lines, below: str("widgetPlacement") == "belowEditor"})
 		}
+	case "setWorkingMessage":
+		m.workingMsg = str("message")
+	case "setHeader":
+		m.header = uiLines(n.params["lines"])
+	case "setFooter":
+		m.customFooter = uiLines(n.params["lines"])
+		if _, ok := n.params["lines"].([]any); ok && m.customFooter == nil {
+			m.customFooter = []string{}
+		}
 	case "setTitle":
 		m.title = str("title")
 	case "set_editor_text":
 		m.setEditorText(str("text"))
 	}
 	return nil
+}
+
+// uiLines is a request's array of lines (nil when absent).
+func uiLines(v any) []string {
+	arr, _ := v.([]any)
+	var lines []string
+	for _, l := range arr {
+		s, _ := l.(string)
+		lines = append(lines, strings.Split(s, "\n")...)
+	}
+	return lines
 }
 
 // applyEvents updates the conversation with a batch of events.

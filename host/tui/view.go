@@ -75,9 +75,19 @@ func (m *model) View() tea.View {
 		}
 		add(st.Render(truncateWidth(m.notice, w)))
 	case m.streaming || m.compacting:
-		add(styleAccent.Render("Working…") + styleDim.Render(" (esc to interrupt)"))
+		msg := "Working…"
+		if m.workingMsg != "" {
+			msg = m.workingMsg
+		}
+		add(styleAccent.Render(truncateWidth(msg, w)) + styleDim.Render(" (esc to interrupt)"))
 	}
-	add(m.footer(w))
+	if m.customFooter != nil {
+		for _, l := range m.customFooter {
+			add(truncateWidth(l, w))
+		}
+	} else {
+		add(m.footer(w))
+	}
 
 	convH := max(m.height-len(bottom), 0)
 	lines := m.convLines(w, convH+m.scroll)
@@ -115,7 +125,13 @@ func (m *model) convLines(w, n int) []string {
 		chunks = append(chunks, ls)
 		total += len(ls)
 	}
-	out := make([]string, 0, total)
+	out := make([]string, 0, total+len(m.header))
+	if total < n {
+		// Every block is drawn: the extension's header comes first.
+		for _, l := range m.header {
+			out = append(out, truncateWidth(l, w))
+		}
+	}
 	for i := len(chunks) - 1; i >= 0; i-- {
 		out = append(out, chunks[i]...)
 	}

@@ -23,6 +23,10 @@ const extension = `export default function (pi) {
     description: "opens every kind of dialog",
     getArgumentCompletions: (prefix) => [{ value: "alpha", label: "alpha", description: "the first" }],
     handler: async (_args, ctx) => {
+      // The terminal's own: no-ops over RPC, as in pi (never sent).
+      ctx.ui.setWorkingMessage("working hard");
+      ctx.ui.setHeader(() => ({ render: () => ["a header"], invalidate() {} }));
+      ctx.ui.setFooter(() => ({ render: () => ["a footer"], invalidate() {} }));
       ctx.ui.setStatus("wire-key", "status text");
       ctx.ui.setEditorText("editor text");
       const name = await ctx.ui.input("Name?", "a placeholder");
@@ -123,6 +127,11 @@ func TestRecordsTheOtherSuitesLeaveOut(t *testing.T) {
 	})
 	if r := a.WaitResponse(from, "wire-cmd"); r["success"] != true {
 		t.Errorf("the command's prompt: %v", r)
+	}
+	for _, r := range a.Records(from) {
+		if m := r["method"]; r.Type() == "extension_ui_request" && (m == "setWorkingMessage" || m == "setHeader" || m == "setFooter") {
+			t.Errorf("RPC mode sent the terminal's own %v: %v", m, r)
+		}
 	}
 	if seen["input"]["placeholder"] != "a placeholder" || seen["editor"]["prefill"] != "prefilled text" ||
 		seen["setStatus"]["statusKey"] != "wire-key" || seen["setStatus"]["statusText"] != "status text" ||

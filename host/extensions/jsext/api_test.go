@@ -247,3 +247,52 @@ func TestTimersAndUnhandledErrorsAreLogged(t *testing.T) {
 		t.Error("a cleared timer ran")
 	}
 }
+
+// setHeader and setFooter send the lines of the factory's component,
+// rendered when set and again when it asks; a bad factory is a warning.
+func TestHeaderFooterAndWorkingMessage(t *testing.T) {
+	h := newHarness(t)
+	s := h.mustLoad("chrome.ts", `export default function (pi: any) {
+  pi.on("session_start", (_e: any, ctx: any) => {
+    let n = 0;
+    ctx.ui.setWorkingMessage("busy");
+    ctx.ui.setWorkingMessage();
+    ctx.ui.setHeader((tui: any) => {
+      setTimeout(() => { n++; tui.requestRender(); tui.requestRender(); }, 1);
+      return { render: (w: number) => ["head " + w + " " + n], invalidate() {} };
+    });
+    ctx.ui.setFooter("not a factory");
+    ctx.ui.setFooter(() => { throw new Error("boom"); });
+    ctx.ui.setFooter(() => ({}));
+    ctx.ui.setFooter(undefined);
+  });
+}`)
+	if _, err := handle(t, s, "session_start", map[string]any{"reason": "startup"}, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(h.fake.Requests("setHeader")) < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	var heads []string
+	for _, r := range h.fake.Requests("setHeader") {
+		b, _ := json.Marshal(r.Params["lines"])
+		heads = append(heads, string(b))
+	}
+	if strings.Join(heads, " ") != `["head 80 0"] ["head 80 1"]` {
+		t.Errorf("setHeader sent %v (want the first render, then one for two requestRender calls)", heads)
+	}
+	wm := h.fake.Requests("setWorkingMessage")
+	if len(wm) != 2 || wm[0].Params["message"] != "busy" || wm[1].Params["message"] != nil {
+		t.Errorf("setWorkingMessage requests %v", wm)
+	}
+	if f := h.fake.Requests("setFooter"); len(f) != 1 || f[0].Params["lines"] != nil {
+		t.Errorf("setFooter requests %v (want one, the clearing)", f)
+	}
+	logs := h.logs.String()
+	for _, want := range []string{"setFooter: expected a component factory", "setFooter: the factory failed: boom", "setFooter: the factory must return a component"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
+	}
+}

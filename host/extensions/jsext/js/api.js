@@ -41,6 +41,7 @@ module.exports = function makeAPI(engine) {
   const providers = new Map(); // name -> configuration (models.json's form)
   const virtualModels = new Map(); // "provider/id" -> pi's virtual model definition
   let loading = true;
+  const uiSlots = {}; // ctx.ui's state across calls (js/ui.js)
 
   const log = (level, msg) => engine.log(level, msg);
   const errText = (e) => (e instanceof Error ? e.message || String(e) : String(e));
@@ -284,7 +285,15 @@ module.exports = function makeAPI(engine) {
             log("warn", `ui.${method} failed: ${errText(e)}`);
           }
         },
+        notifyLater: (method, params) => {
+          try {
+            sync("UI", { method, params_json: params }, null);
+          } catch (e) {
+            log("warn", `ui.${method} failed: ${errText(e)}`);
+          }
+        },
         warn: (message) => log("warn", message),
+        slots: uiSlots,
       }));
     }
     get hasUI() {
