@@ -189,9 +189,7 @@ func main() {
 	defer srv.Close()
 	answer := llmtest.OpenAIChat(llmtest.Turn{Model: modelID, Text: reply, Chunks: 4, Usage: llmtest.Usage{Input: 500, Output: 9}})
 	srv.Respond = func(llmtest.Request) llmtest.Response { return answer }
-	models := fmt.Sprintf(`{"providers": {"local": {"baseUrl": %q, "api": "openai-completions", "apiKey": "bench-key",
-	  "models": [{"id": %q, "name": "Bench Model", "reasoning": false, "input": ["text"], "contextWindow": 128000, "maxTokens": 16384,
-	    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}]}}}`, srv.URL+"/v1", modelID)
+	models := benchkit.LocalModels(srv.URL, modelID)
 	settings := fmt.Sprintf(`{"defaultProvider": "local", "defaultModel": %q, "quietStartup": true}`, modelID)
 
 	// home makes a fresh home with an agent directory holding files.

@@ -128,9 +128,7 @@ func main() {
 		}
 		return short
 	}
-	models := fmt.Sprintf(`{"providers": {"local": {"baseUrl": %q, "api": "openai-completions", "apiKey": "bench-key",
-	  "models": [{"id": %q, "name": "Bench Model", "reasoning": false, "input": ["text"], "contextWindow": 128000, "maxTokens": 16384,
-	    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}]}}}`, srv.URL+"/v1", modelID)
+	models := benchkit.LocalModels(srv.URL, modelID)
 
 	path := "PATH=" + os.Getenv("PATH")
 	common := []string{"--mode", "rpc", "--provider", "local", "--model", modelID, "--offline"}

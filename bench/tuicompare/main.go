@@ -71,9 +71,7 @@ func main() {
 		Usage: llmtest.Usage{Input: 500, Output: *deltas}})
 	long.Delay = *pace
 	srv.Respond = func(llmtest.Request) llmtest.Response { return long }
-	models := fmt.Sprintf(`{"providers": {"local": {"baseUrl": %q, "api": "openai-completions", "apiKey": "bench-key",
-	  "models": [{"id": %q, "name": "Bench Model", "reasoning": false, "input": ["text"], "contextWindow": 128000, "maxTokens": 16384,
-	    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}]}}}`, srv.URL+"/v1", modelID)
+	models := benchkit.LocalModels(srv.URL, modelID)
 
 	path := "PATH=" + os.Getenv("PATH")
 	common := []string{"--provider", "local", "--model", modelID, "--offline"}
@@ -98,7 +96,7 @@ func main() {
 					"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0"}
 			}})
 	}
-	fmt.Printf("machine: %s, load %s\n", benchkit.CPUModel(), loadavg())
+	fmt.Printf("machine: %s, load %s\n", benchkit.CPUModel(), benchkit.LoadAvg())
 	fmt.Printf("%d deltas %s apart, %d runs after one warm-up, a %dx%d terminal\n\n", *deltas, *pace, *runs, cols, rows)
 	fmt.Println("| agent | CPU of the process tree, Enter to the last word drawn: median (all) | wall time: median |")
 	fmt.Println("|---|---|---|")
@@ -120,7 +118,7 @@ func main() {
 		}
 		fmt.Printf("| %s | %s (%s) | %s |\n", tg.name, benchkit.MS(benchkit.Median(cpus)), strings.Join(all, ", "), benchkit.MS(benchkit.Median(walls)))
 	}
-	fmt.Printf("\nload after: %s\n", loadavg())
+	fmt.Printf("\nload after: %s\n", benchkit.LoadAvg())
 }
 
 // screen is an agent in a pseudo-terminal with an emulator reading it.
@@ -251,16 +249,4 @@ func runOnce(tg target, work, models string) (sample, error) {
 		return sample{}, err
 	}
 	return sample{cpu: cpu1 - cpu0, wall: wall}, nil
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
