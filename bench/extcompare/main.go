@@ -196,6 +196,15 @@ func startup(runs int, start func() *benchkit.Proc, ready func(*benchkit.Proc) s
 		cpu, err := treeCPU(p.Cmd.Process.Pid)
 		benchkit.Check(err)
 		r.cpu = append(r.cpu, cpu)
+		if os.Getenv("EXTCOMPARE_THREADS") != "" {
+			// Where the start-up's CPU time went, by process and thread
+			// (live processes only: an exited child is in the total alone).
+			for k, d := range threadCPU(p.Cmd.Process.Pid) {
+				if d > time.Millisecond {
+					fmt.Fprintf(os.Stderr, "start-up %s: %.1f ms\n", k, float64(d)/1e6)
+				}
+			}
+		}
 		p.Stop()
 	}
 	return r
