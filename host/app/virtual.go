@@ -129,9 +129,9 @@ const virtualStateEntry = "pi.virtual-model-state"
 // after the leaf moved off it). A leaf lock (mu guards only its fields;
 // the session's read lock is taken under it).
 type virtualStates struct {
-	mu   sync.Mutex
-	sess *session.Session
-	seen map[string]virtualSeen // by "provider/id"
+	mu     sync.Mutex
+	sessID string                 // the session seen holds for (its id: no pointer keeps a replaced session alive)
+	seen   map[string]virtualSeen // by "provider/id"
 }
 
 type virtualSeen struct {
@@ -147,8 +147,8 @@ func (v *virtualStates) state(sess *session.Session, vm llm.Model) json.RawMessa
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.sess != sess {
-		v.sess, v.seen = sess, map[string]virtualSeen{}
+	if id := sess.ID(); v.sessID != id || v.seen == nil {
+		v.sessID, v.seen = id, map[string]virtualSeen{}
 	}
 	key := vm.Provider + "/" + vm.ID
 	prev, known := v.seen[key]
