@@ -58,7 +58,8 @@ func (rt *Runtime) servesClient() bool {
 //     another lock is taken: lmu (listeners), queue.mu (taken under mu
 //     where the queues are read or changed with the session state),
 //     trust.mu, res.mu, pkgs.mu, writes.mu, ext.uiMu, ext.turnMu,
-//     ext.nextTurnMu, ext.earlyMu.
+//     ext.nextTurnMu, ext.earlyMu, ext.virtual.mu (which takes the
+//     session's read lock).
 //
 // (Checked by reading every Lock of the package and every call made while
 // a lock is held, 2026-12-01.) Listeners run with no lock held (Emit).

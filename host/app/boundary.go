@@ -84,27 +84,49 @@ func decodeDrafts(sess *session.Session, raws []json.RawMessage) ([]boundaryDraf
 	return out, nil
 }
 
+// entry is the session entry a validated draft becomes (a custom
+// message is kept as a message entry of role custom, as every custom
+// message of the agent).
+func (d *boundaryDraft) entry() session.Entry {
+	var details any
+	if len(d.Details) > 0 {
+		_ = json.Unmarshal(d.Details, &details)
+	}
+	switch d.Type {
+	case session.TypeCustom:
+		var v any
+		if len(d.Data) > 0 {
+			_ = json.Unmarshal(d.Data, &v)
+		}
+		return session.Entry{Type: session.TypeCustom, CustomType: d.CustomType, Data: v}
+	case session.TypeCustomMessage:
+		var c llm.Content
+		_ = json.Unmarshal(d.Content, &c)
+		msg := customMessage(hooks.CustomMessage{CustomType: d.CustomType, Content: c, Display: d.Display != nil && *d.Display, Details: details})
+		return session.Entry{Type: session.TypeMessage, Message: &msg}
+	case session.TypeContextEdit:
+		return session.Entry{Type: session.TypeContextEdit, TargetID: d.TargetID, Extra: map[string]json.RawMessage{"replacement": d.Replacement}}
+	default: // compaction
+		summary := ""
+		if d.Summary != nil {
+			summary = *d.Summary
+		}
+		return session.Entry{Type: session.TypeCompaction, Summary: summary, FirstKeptEntryID: d.FirstKeptEntryID, Details: details, FromHook: true}
+	}
+}
+
 // appendDrafts appends a validated proposal to the session, in order; a
 // custom message joins the context, an edit or a compaction rebuilds it.
 func (rt *Runtime) appendDrafts(sess *session.Session, drafts []boundaryDraft) {
 	rebuild := false
 	for _, d := range drafts {
+		e := d.entry()
 		switch d.Type {
 		case session.TypeCustom:
-			var v any
-			if len(d.Data) > 0 {
-				_ = json.Unmarshal(d.Data, &v)
-			}
-			e := rt.appendEntry(sess, session.Entry{Type: session.TypeCustom, CustomType: d.CustomType, Data: v})
-			rt.Emit(events.Raw{Type: "entry_appended", Fields: map[string]any{"entry": e}})
+			ep := rt.appendEntry(sess, e)
+			rt.Emit(events.Raw{Type: "entry_appended", Fields: map[string]any{"entry": ep}})
 		case session.TypeCustomMessage:
-			var c llm.Content
-			_ = json.Unmarshal(d.Content, &c)
-			var details any
-			if len(d.Details) > 0 {
-				_ = json.Unmarshal(d.Details, &details)
-			}
-			msg := customMessage(hooks.CustomMessage{CustomType: d.CustomType, Content: c, Display: d.Display != nil && *d.Display, Details: details})
+			msg := *e.Message
 			rt.mu.Lock()
 			if rt.sess == sess {
 				rt.messages = append(rt.contextLocked(), msg)
@@ -114,14 +136,10 @@ func (rt *Runtime) appendDrafts(sess *session.Session, drafts []boundaryDraft) {
 			rt.Emit(events.MessageStart{Message: msg})
 			rt.Emit(events.MessageEnd{Message: msg})
 		case session.TypeContextEdit:
-			rt.appendEntry(sess, session.Entry{Type: session.TypeContextEdit, TargetID: d.TargetID, Extra: map[string]json.RawMessage{"replacement": d.Replacement}})
+			rt.appendEntry(sess, e)
 			rebuild = true
 		case session.TypeCompaction:
-			var details any
-			if len(d.Details) > 0 {
-				_ = json.Unmarshal(d.Details, &details)
-			}
-			_, _ = rt.appendCompaction(sess, session.Entry{Type: session.TypeCompaction, Summary: *d.Summary, FirstKeptEntryID: d.FirstKeptEntryID, Details: details, FromHook: true})
+			_, _ = rt.appendCompaction(sess, e)
 			rebuild = true
 		}
 	}
@@ -135,18 +153,84 @@ func (rt *Runtime) appendDrafts(sess *session.Session, drafts []boundaryDraft) {
 	}
 }
 
-// boundaryPreview is the context a boundary handler sees: the context
-// messages with the proposal's custom messages after them, and what the
-// model would get of them.
-func (rt *Runtime) boundaryPreview(drafts []json.RawMessage) any {
+// boundaryPreviews builds the context a boundary's handlers see, one
+// preview per proposal; the session's context entries are read once per
+// boundary.
+type boundaryPreviews struct {
+	rt    *Runtime
+	sess  *session.Session
+	rules session.ContextRules
+	base  []session.ProjectedEntry // nil until first needed
+}
+
+func (rt *Runtime) newBoundaryPreviews(sess *session.Session) *boundaryPreviews {
+	rt.mu.Lock()
+	rules := rt.ctxRules
+	rt.mu.Unlock()
+	return &boundaryPreviews{rt: rt, sess: sess, rules: rules}
+}
+
+// contextEntries is pi 1.6's contextEntries of the preview: the session's
+// context entries with the proposal's drafts appended as entries (ids and
+// timestamps of the preview only). A proposal with a context edit or a
+// compaction is projected again over a copy of the whole branch, as the
+// drafts change what the earlier entries give.
+func (p *boundaryPreviews) contextEntries(drafts []boundaryDraft) []session.ProjectedEntry {
+	if p.sess == nil {
+		return []session.ProjectedEntry{}
+	}
+	for _, d := range drafts {
+		if d.Type == session.TypeContextEdit || d.Type == session.TypeCompaction {
+			scratch := session.FromBranch(p.sess.Branch(""))
+			for _, d := range drafts {
+				scratch.Append(d.entry())
+			}
+			return scratch.ContextEntries(p.rules)
+		}
+	}
+	if p.base == nil {
+		p.base = p.sess.ContextEntries(p.rules)
+	}
+	out := append(make([]session.ProjectedEntry, 0, len(p.base)+len(drafts)), p.base...)
+	if len(drafts) == 0 {
+		return out
+	}
+	scratch := session.NewInMemory("") // gives the drafts ids and timestamps
+	parent := p.sess.Leaf()
+	for _, d := range drafts {
+		e := scratch.Append(d.entry())
+		if parent != "" {
+			pid := parent
+			e.ParentID = &pid
+		}
+		parent = e.ID
+		msgs := []llm.Message{}
+		if m, ok := session.EntryMessage(e); ok {
+			msgs = append(msgs, m)
+		}
+		out = append(out, session.ProjectedEntry{SourceEntry: e, Messages: msgs})
+	}
+	return out
+}
+
+// preview is the context a boundary handler sees: the context messages
+// with the proposal's custom messages after them, what the model would
+// get of them, and the context entries with the proposal applied.
+func (p *boundaryPreviews) preview(raws []json.RawMessage) any {
+	rt := p.rt
 	rt.mu.Lock()
 	msgs := append([]llm.Message(nil), rt.contextLocked()...)
 	model := rt.model
 	rt.mu.Unlock()
-	for _, raw := range drafts {
+	var drafts []boundaryDraft
+	for _, raw := range raws {
 		var d boundaryDraft
+		if json.Unmarshal(raw, &d) != nil || !d.previewable() {
+			continue
+		}
+		drafts = append(drafts, d)
 		var c llm.Content
-		if json.Unmarshal(raw, &d) == nil && d.Type == session.TypeCustomMessage && json.Unmarshal(d.Content, &c) == nil {
+		if d.Type == session.TypeCustomMessage && json.Unmarshal(d.Content, &c) == nil {
 			msgs = append(msgs, customMessage(hooks.CustomMessage{CustomType: d.CustomType, Content: c, Display: d.Display != nil && *d.Display}))
 		}
 	}
@@ -154,9 +238,26 @@ func (rt *Runtime) boundaryPreview(drafts []json.RawMessage) any {
 		"contextMessages": msgs,
 		"llmMessages":     llm.ToProviderMessages(msgs),
 		"pendingMessages": []llm.Message{},
-		"contextEntries":  []any{},
+		"contextEntries":  p.contextEntries(drafts),
 		"canContinue":     model != nil,
 	}
+}
+
+// previewable reports whether a draft can be shown in a preview (the
+// proposal is validated as a whole only once every handler ran).
+func (d *boundaryDraft) previewable() bool {
+	var c llm.Content
+	switch d.Type {
+	case session.TypeCustom:
+		return d.CustomType != ""
+	case session.TypeCustomMessage:
+		return d.CustomType != "" && len(d.Content) > 0 && json.Unmarshal(d.Content, &c) == nil
+	case session.TypeContextEdit:
+		return d.TargetID != "" && len(d.Replacement) > 0
+	case session.TypeCompaction:
+		return d.Summary != nil
+	}
+	return false
 }
 
 // beforeSettle runs agent_before_settle once a run would settle (not for
@@ -175,8 +276,9 @@ func (rt *Runtime) beforeSettle(ctx context.Context) bool {
 		outcome = "error"
 	}
 	rt.mu.Unlock()
+	previews := rt.newBoundaryPreviews(sess)
 	raws, cont := bus.Boundary(ctx, hooks.AgentBeforeSettle, func(entries []json.RawMessage, cont bool) any {
-		return hooks.AgentBeforeSettleEvent{Outcome: outcome, Entries: entries, Continue: cont, Context: rt.boundaryPreview(entries)}
+		return hooks.AgentBeforeSettleEvent{Outcome: outcome, Entries: entries, Continue: cont, Context: previews.preview(entries)}
 	})
 	drafts, err := decodeDrafts(sess, raws)
 	if err != nil {
@@ -230,9 +332,10 @@ func (rt *Runtime) turnBoundary(ctx context.Context, assistant llm.Message, resu
 	rt.mu.Lock()
 	sess := rt.sess
 	rt.mu.Unlock()
+	previews := rt.newBoundaryPreviews(sess)
 	raws, cont := bus.Boundary(ctx, hooks.TurnEnd, func(entries []json.RawMessage, cont bool) any {
 		ev := base
-		ev.Entries, ev.Continue, ev.Context = entries, cont, rt.boundaryPreview(entries)
+		ev.Entries, ev.Continue, ev.Context = entries, cont, previews.preview(entries)
 		return ev
 	})
 	if len(raws) == 0 {

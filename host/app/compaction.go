@@ -357,12 +357,24 @@ func (rt *Runtime) thresholdExceeded() bool {
 // overflowed reports whether a run's final assistant message is a context
 // overflow of the current model.
 func (rt *Runtime) overflowed(last *llm.Message) bool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.model == nil || last.Provider != rt.model.Provider || last.Model != rt.model.ID {
-		return false
+	m, ok := rt.modelForMessage(last)
+	return ok && llm.IsContextOverflow(last, m.ContextWindow)
+}
+
+// modelForMessage is the model whose limits judge an assistant message:
+// the current one when it wrote the message, or under a virtual model the
+// physical model the message names (as pi 1.6).
+func (rt *Runtime) modelForMessage(msg *llm.Message) (llm.Model, bool) {
+	cur := rt.currentModel()
+	switch {
+	case cur == nil:
+		return llm.Model{}, false
+	case cur.API == llm.APIVirtual:
+		return rt.catalog.Find(msg.Provider, msg.Model)
+	case msg.Provider == cur.Provider && msg.Model == cur.ID:
+		return *cur, true
 	}
-	return llm.IsContextOverflow(last, rt.model.ContextWindow)
+	return llm.Model{}, false
 }
 
 // compactOverThreshold compacts when the context is over the threshold
@@ -381,6 +393,9 @@ type overflowRecovery struct {
 	retry       bool // compact, then retry the turn (the run stays active)
 	compactOnly bool // compact without retry (an overflow reported with a normal stop)
 	unresolved  bool // a second overflow: report it
+	// failed is the overflowed message the retry replaces (a virtual
+	// model's route() sees the retry as pi's "retry" of it).
+	failed *llm.Message
 }
 
 // begin decides, as agent_end is about to go out, what the run's end
@@ -398,7 +413,8 @@ func (o *overflowRecovery) begin(rt *Runtime, run *activeRun, created []llm.Mess
 	case last.StopReason == llm.StopStop:
 		o.tried, o.compactOnly = true, true
 	default:
-		o.tried, o.retry = true, true
+		fm := *last
+		o.tried, o.retry, o.failed = true, true, &fm
 	}
 	return o.retry
 }

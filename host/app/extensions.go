@@ -59,6 +59,10 @@ type extState struct {
 	// reloads counts extension reloads: a command whose extension was
 	// reloaded under it (ctx.reload) ends quietly.
 	reloads atomic.Int64
+
+	// virtual is the router state of virtual models found on the
+	// session branch (virtual.go).
+	virtual virtualStates
 }
 
 // The methods below each take one of extState's leaf locks for its own

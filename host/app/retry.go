@@ -149,7 +149,9 @@ func (r *retrier) plan(created []llm.Message) (time.Duration, bool) {
 	}
 	policy := rt.retryPolicy()
 	window := 0
-	if m := rt.currentModel(); m != nil {
+	if m, ok := rt.modelForMessage(failed); ok {
+		window = m.ContextWindow
+	} else if m := rt.currentModel(); m != nil {
 		window = m.ContextWindow
 	}
 	retryable := policy.Enabled && llm.IsTransient(lastErr, failed.ErrorMessage) && !llm.IsContextOverflow(failed, window)

@@ -107,11 +107,33 @@ func (rt *Runtime) summarizeBranch(ctx context.Context, entries []*session.Entry
 
 // branchTranscript serializes a branch as role-tagged text, newest
 // entries kept when it is too long, and lists the files its tool calls
-// read and changed.
+// read and changed: the model's calls, the calls tools made to other
+// tools (a tool result's nestedCalls), and the lists of the summaries the
+// agent wrote earlier on the branch (as pi 1.6 carries them over).
 func branchTranscript(entries []*session.Entry) (string, []string, []string) {
 	var parts []string
 	readSet, modSet := map[string]bool{}, map[string]bool{}
+	addFileOp := func(tool string, args map[string]any) {
+		if p, _ := args["path"].(string); p != "" {
+			switch tool {
+			case "read":
+				readSet[p] = true
+			case "write", "edit":
+				modSet[p] = true
+			}
+		}
+	}
 	for _, e := range entries {
+		if e.Type == session.TypeBranchSummary && !e.FromHook {
+			// The files of an earlier summary the agent wrote carry over.
+			read, modified := summaryFiles(e.Details)
+			for _, p := range read {
+				readSet[p] = true
+			}
+			for _, p := range modified {
+				modSet[p] = true
+			}
+		}
 		m, ok := session.EntryMessage(e)
 		if !ok {
 			if e.Type == session.TypeCompaction && e.Summary != "" {
@@ -130,17 +152,17 @@ func branchTranscript(entries []*session.Entry) (string, []string, []string) {
 				case llm.BlockToolCall:
 					args, _ := json.Marshal(b.Arguments)
 					parts = append(parts, "[Assistant tool call]: "+b.Name+" "+string(args))
-					if p, _ := b.Arguments["path"].(string); p != "" {
-						switch b.Name {
-						case "read":
-							readSet[p] = true
-						case "write", "edit":
-							modSet[p] = true
-						}
-					}
+					addFileOp(b.Name, b.Arguments)
 				}
 			}
 		case llm.RoleToolResult:
+			// The calls the tool made to other tools (ctx.executeTool)
+			// read and change files too.
+			if nc, ok := m.NestedCalls(); ok {
+				for _, c := range nc.Calls {
+					addFileOp(c.Name, c.Arguments)
+				}
+			}
 			text := m.Content.JoinText("")
 			if len(text) > maxToolResultChars {
 				text = text[:maxToolResultChars] + fmt.Sprintf("\n[… %d more characters]", len(text)-maxToolResultChars)
@@ -176,6 +198,29 @@ func branchTranscript(entries []*session.Entry) (string, []string, []string) {
 	sort.Strings(read)
 	sort.Strings(modified)
 	return strings.Join(parts[first:], "\n\n"), read, modified
+}
+
+// summaryFiles reads the file lists of a branch summary's details.
+func summaryFiles(details any) (read, modified []string) {
+	b, err := json.Marshal(details)
+	if err != nil {
+		return nil, nil
+	}
+	var d struct {
+		ReadFiles     []any `json:"readFiles"`
+		ModifiedFiles []any `json:"modifiedFiles"`
+	}
+	_ = json.Unmarshal(b, &d)
+	strs := func(v []any) []string {
+		var out []string
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return strs(d.ReadFiles), strs(d.ModifiedFiles)
 }
 
 // branchLeft returns the entries of oldLeaf's branch that are not on

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/atomic-go/atomic/host/events"
 	"github.com/atomic-go/atomic/host/hooks"
@@ -61,7 +62,7 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 	rt.mu.Unlock()
 	var state json.RawMessage
 	if loop != nil {
-		state = virtualState(sess, vm)
+		state = rt.ext.virtual.state(sess, vm)
 	}
 	if state != nil {
 		request["state"] = state
@@ -122,30 +123,73 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 // the session branch (pi's VIRTUAL_MODEL_STATE_ENTRY).
 const virtualStateEntry = "pi.virtual-model-state"
 
-// virtualState is the latest router state the branch keeps for a virtual
-// model, as JSON (nil: none).
-func virtualState(sess *session.Session, vm llm.Model) json.RawMessage {
+// virtualStates remembers, per virtual model, the router state found on
+// the session branch and the leaf it was found from, so that each request
+// looks only at the entries appended since (a branch walked again only
+// after the leaf moved off it). A leaf lock (mu guards only its fields;
+// the session's read lock is taken under it).
+type virtualStates struct {
+	mu     sync.Mutex
+	sessID string                 // the session seen holds for (its id: no pointer keeps a replaced session alive)
+	seen   map[string]virtualSeen // by "provider/id"
+}
+
+type virtualSeen struct {
+	leaf  string
+	state json.RawMessage
+}
+
+// state is the latest router state the active branch of sess keeps for
+// the virtual model vm, as JSON (nil: none).
+func (v *virtualStates) state(sess *session.Session, vm llm.Model) json.RawMessage {
 	if sess == nil {
 		return nil
 	}
-	branch := sess.Branch("")
-	for i := len(branch) - 1; i >= 0; i-- {
-		e := branch[i]
-		if e.Type != session.TypeCustom || e.CustomType != virtualStateEntry {
-			continue
-		}
-		b, err := json.Marshal(e.Data)
-		if err != nil {
-			continue
-		}
-		var d struct {
-			Provider string          `json:"provider"`
-			ModelID  string          `json:"modelId"`
-			State    json.RawMessage `json:"state"`
-		}
-		if json.Unmarshal(b, &d) == nil && d.Provider == vm.Provider && d.ModelID == vm.ID {
-			return d.State
-		}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if id := sess.ID(); v.sessID != id || v.seen == nil {
+		v.sessID, v.seen = id, map[string]virtualSeen{}
 	}
-	return nil
+	key := vm.Provider + "/" + vm.ID
+	prev, known := v.seen[key]
+	stop := ""
+	if known {
+		stop = prev.leaf
+	}
+	var state json.RawMessage
+	found, atStop, leaf := sess.FindBack(session.TypeCustom, stop, func(e *session.Entry) bool {
+		st, ok := virtualStateOf(e, vm)
+		state = st
+		return ok
+	})
+	switch {
+	case found != nil:
+	case atStop:
+		state = prev.state
+	default:
+		state = nil
+	}
+	v.seen[key] = virtualSeen{leaf: leaf, state: state}
+	return state
+}
+
+// virtualStateOf reads a pi.virtual-model-state entry of the virtual
+// model vm.
+func virtualStateOf(e *session.Entry, vm llm.Model) (json.RawMessage, bool) {
+	if e.CustomType != virtualStateEntry {
+		return nil, false
+	}
+	b, err := json.Marshal(e.Data)
+	if err != nil {
+		return nil, false
+	}
+	var d struct {
+		Provider string          `json:"provider"`
+		ModelID  string          `json:"modelId"`
+		State    json.RawMessage `json:"state"`
+	}
+	if json.Unmarshal(b, &d) != nil || d.Provider != vm.Provider || d.ModelID != vm.ID {
+		return nil, false
+	}
+	return d.State, true
 }

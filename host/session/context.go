@@ -108,12 +108,19 @@ func (s *Session) contextEditsLocked(path []*node) map[string]json.RawMessage {
 }
 
 // applyEdit returns the entry as a context_edit replacement leaves it (a
-// copy with new content), or false when the edit drops it. A replacement
-// that is not content (neither a string nor an array of blocks) leaves
-// the entry unchanged.
+// copy with new content), or false when the edit drops it. The
+// replacement is pi's {content} (a string or an array of blocks), or
+// that content itself (as Atomic read edits before); anything else
+// leaves the entry unchanged.
 func applyEdit(e *Entry, replacement json.RawMessage) (*Entry, bool) {
 	if string(replacement) == "null" {
 		return nil, false
+	}
+	var r struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(replacement, &r) == nil && len(r.Content) > 0 {
+		replacement = r.Content
 	}
 	var c llm.Content
 	if err := c.UnmarshalJSON(replacement); err != nil {
@@ -207,6 +214,13 @@ func (s *Session) BuildContext() Context {
 
 // BuildContext turns a branch (root first) into agent messages and state.
 func BuildContext(branch []*Entry) Context {
+	return FromBranch(branch).BuildContext()
+}
+
+// FromBranch is an in-memory session holding a branch (root first) as
+// its one path, the last entry its leaf: a scratch copy to append to
+// (the entries are shared, not copied).
+func FromBranch(branch []*Entry) *Session {
 	s := NewInMemory("")
 	for _, e := range branch {
 		n := nodeFor(e)
@@ -223,7 +237,82 @@ func BuildContext(branch []*Entry) Context {
 			n.parent = s.nodes[i-1].id
 		}
 	}
-	return s.BuildContext()
+	return s
+}
+
+// ProjectedEntry is an entry of the context with the messages it gives
+// the model (pi 1.6's buildSessionProjection().entries).
+type ProjectedEntry struct {
+	SourceEntry *Entry        `json:"sourceEntry"`
+	Messages    []llm.Message `json:"messages"`
+}
+
+// ContextEntries are the entries of the active branch that make the
+// context under rules, each with its messages, as pi 1.6 lists them: the
+// latest boundary compaction first (its own messages), then the entries
+// it keeps from its firstKeptEntryId (system messages left out), then
+// every entry after it; without a boundary, the whole branch. Entries
+// that give no message (model changes, labels, custom entries, context
+// edits, older compactions, an entry an edit drops) have none.
+func (s *Session) ContextEntries(rules ContextRules) []ProjectedEntry {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	path := s.pathLocked("")
+	edits := s.contextEditsLocked(path)
+	var out []ProjectedEntry
+	add := func(n *node, own []llm.Message) {
+		e, err := s.loadLocked(n)
+		if err != nil {
+			return
+		}
+		msgs := own
+		if msgs == nil {
+			msgs = []llm.Message{}
+			src := e
+			if r, ok := edits[n.id]; ok && (n.typ == TypeMessage || n.typ == TypeCustomMessage) {
+				if src, ok = applyEdit(e, r); !ok {
+					src = nil
+				}
+			}
+			if src != nil && src.Type != TypeCompaction {
+				if m, ok := EntryMessage(src); ok {
+					msgs = append(msgs, m)
+				}
+			}
+		}
+		out = append(out, ProjectedEntry{SourceEntry: e, Messages: msgs})
+	}
+	start := 0
+	for i := len(path) - 1; i >= 0 && rules.Active != nil && rules.Boundary != nil; i-- {
+		if path[i].typ != TypeCompaction {
+			continue
+		}
+		c, err := s.loadLocked(path[i])
+		if err != nil || !rules.Active(c) {
+			continue
+		}
+		add(path[i], append([]llm.Message{}, rules.Boundary(c, nil)...))
+		if c.FirstKeptEntryID != nil {
+			for j := 0; j < i; j++ {
+				if path[j].id != *c.FirstKeptEntryID {
+					continue
+				}
+				for _, k := range path[j:i] {
+					if k.typ == TypeMessage && k.role == "system" {
+						continue
+					}
+					add(k, nil)
+				}
+				break
+			}
+		}
+		start = i + 1
+		break
+	}
+	for _, n := range path[start:] {
+		add(n, nil)
+	}
+	return out
 }
 
 // Plan is the context of a branch with message bodies not loaded yet: Len

@@ -384,6 +384,37 @@ func (s *Session) WalkBranchFiltered(id string, keep func(typ, role string) bool
 	return nil
 }
 
+// FindBack looks for the newest entry of type typ that match accepts on
+// the active branch, walking from the leaf towards the root and decoding
+// only entries of that type; the walk stops before the entry stop (an
+// entry id; "" for none), so a caller that remembers what it found up to
+// an earlier leaf looks only at the entries added since. It returns the
+// entry (nil for none), whether the walk reached stop, and the leaf it
+// started from. match runs under the session's read lock and must not
+// call the session.
+func (s *Session) FindBack(typ, stop string, match func(*Entry) bool) (found *Entry, atStop bool, leaf string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	id := s.leaf
+	// A path is at most as long as the session; a longer walk is a cycle.
+	for steps := 0; id != "" && steps <= len(s.nodes); steps++ {
+		if id == stop {
+			return nil, true, s.leaf
+		}
+		n, ok := s.byID[id]
+		if !ok {
+			break
+		}
+		if n.typ == typ {
+			if e, err := s.loadLocked(n); err == nil && match(e) {
+				return e, false, s.leaf
+			}
+		}
+		id = n.parent
+	}
+	return nil, false, s.leaf
+}
+
 // pathLocked returns the nodes from the root to id (the leaf when id is
 // ""). A broken parent chain ends the path; cycles are cut.
 func (s *Session) pathLocked(id string) []*node {

@@ -131,3 +131,65 @@ func TestToolCallsTools(t *testing.T) {
 		})
 	}
 }
+
+// The files a tool's nested calls read and changed count in a branch
+// summary's file lists, and the HTML export lists the nested calls with
+// the calling tool's result.
+func TestNestedCallsInSummaryAndExport(t *testing.T) {
+	dir := t.TempDir()
+	note := filepath.Join(dir, "note.txt")
+	if err := os.WriteFile(note, []byte("nested text"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `export default function (pi: any) {
+  pi.registerTool({
+    name: "outer", description: "reads through another tool", parameters: { type: "object", properties: { path: { type: "string" } } },
+    async execute(_id: string, params: any, _signal: any, _onUpdate: any, ctx: any) {
+      const r = await ctx.executeTool("read", { path: params.path });
+      return { content: [{ type: "text", text: "read " + r.result.content[0].text }], details: {} };
+    },
+  });
+}
+`
+	ext := filepath.Join(dir, "outer.ts")
+	if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := startInRuntime(t, "goja", ext, []map[string]any{
+		{"text": "first answer"},
+		{"toolCalls": []map[string]any{{"id": "c1", "name": "outer", "arguments": map[string]any{"path": note}}}},
+		{"text": "done"},
+		{"text": "The branch read a note."}, // the summary
+	})
+	a.PromptAndWait("hello")
+	a.PromptAndWait("go")
+	entries := a.MustSucceed(map[string]any{"type": "get_entries"})["data"].(map[string]any)["entries"].([]any)
+	firstAnswer := entries[1].(map[string]any)["id"].(string)
+	a.MustSucceed(map[string]any{"type": "navigate_tree", "targetId": firstAnswer, "options": map[string]any{"summarize": true}})
+	entries = a.MustSucceed(map[string]any{"type": "get_entries"})["data"].(map[string]any)["entries"].([]any)
+	var summary map[string]any
+	var result string // the outer tool's result entry, on the branch left
+	for _, e := range entries {
+		em := e.(map[string]any)
+		if em["type"] == "branch_summary" {
+			summary = em
+		}
+		if m, _ := em["message"].(map[string]any); m != nil && m["toolCallId"] == "c1" {
+			result = em["id"].(string)
+		}
+	}
+	if summary == nil || !strings.Contains(fmt.Sprint(summary["summary"]), "<read-files>\n"+note+"\n</read-files>") ||
+		fmt.Sprint(summary["details"].(map[string]any)["readFiles"]) != "["+note+"]" {
+		t.Fatalf("branch summary %v", summary)
+	}
+	a.MustSucceed(map[string]any{"type": "navigate_tree", "targetId": result})
+	out := filepath.Join(dir, "export.html")
+	a.MustSucceed(map[string]any{"type": "export_html", "outputPath": out})
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "<summary>Nested calls: 1</summary><pre>✓ read {&#34;path&#34;:&#34;"+note+"&#34;}") {
+		t.Errorf("the export does not list the nested call:\n%s", page)
+	}
+}

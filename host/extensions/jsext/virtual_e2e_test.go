@@ -1,6 +1,7 @@
 package jsext_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -147,5 +148,78 @@ func TestVirtualModelRetry(t *testing.T) {
 	// (The stream events name the physical model.)
 	if strings.Join(routes, "|") != "ROUTE user -|ROUTE retry acme-chat error|STREAM acme/acme-chat" {
 		t.Errorf("routes: %q\n%s", routes, a.Stderr())
+	}
+}
+
+// After a context overflow under a virtual model (judged by the physical
+// model that answered), the compact-and-retry asks route() again as pi
+// 1.6 does: reason "retry" with the overflowed request. The router state
+// follows the branch: navigating back to an earlier point gives route()
+// that point's state.
+func TestVirtualModelOverflowRetryAndState(t *testing.T) {
+	dir := t.TempDir()
+	src := `export default function (pi: any) {
+  pi.registerVirtualModel({
+    provider: "router", id: "auto", name: "Auto",
+    route(request: any, ctx: any) {
+      ctx.ui.notify("ROUTE " + request.reason + " " + (request.failed ? request.failed.model.id + " " + request.failed.message.stopReason : "-") + " " + (request.state ? request.state.n : "-"));
+      const n = (request.state ? request.state.n : 0) + 1;
+      return { model: ctx.modelRegistry.find("faux", "faux-1"), state: request.reason === "direct" ? undefined : { n } };
+    },
+  });
+}
+`
+	ext := filepath.Join(dir, "router.ts")
+	if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var script []map[string]any
+	for i := 0; i < 4; i++ {
+		script = append(script, map[string]any{"text": fmt.Sprintf("answer %d line 1\nanswer %d line 2\nanswer %d line 3", i, i, i), "usage": map[string]any{"input": 1000 + i, "output": 10}})
+	}
+	script = append(script,
+		map[string]any{"error": "prompt is too long: 140000 tokens > 128000 maximum", "status": 400},
+		map[string]any{"text": "1,6\n"}, // the compaction planner
+		map[string]any{"text": "recovered answer"},
+		map[string]any{"text": "on the earlier branch"})
+	a := startInRuntime(t, "goja", ext, script)
+	a.MustSucceed(map[string]any{"type": "get_extensions"})
+	a.MustSucceed(map[string]any{"type": "set_model", "provider": "router", "modelId": "auto"})
+	routes := func(from int) []string {
+		var out []string
+		for _, r := range a.Records(from) {
+			if m, _ := r["message"].(string); strings.HasPrefix(m, "ROUTE ") {
+				out = append(out, strings.TrimPrefix(m, "ROUTE "))
+			}
+		}
+		return out
+	}
+	var second string // the leaf after the second answer
+	for i := 0; i < 4; i++ {
+		from := a.Len()
+		a.MustSucceed(map[string]any{"type": "prompt", "message": fmt.Sprintf("request %d", i)})
+		a.WaitType(from, "agent_settled")
+		if i == 1 {
+			second, _ = a.MustSucceed(map[string]any{"type": "get_entries"})["data"].(map[string]any)["leafId"].(string)
+		}
+	}
+	from := a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "request 4"})
+	a.WaitType(from, "agent_settled")
+	if got := strings.Join(routes(from), "|"); got != "user - 4|direct - -|retry faux-1 error 5" {
+		t.Errorf("routes of the overflowed prompt: %q\n%s", got, a.Stderr())
+	}
+	if text := a.MustSucceed(map[string]any{"type": "get_last_assistant_text"})["data"].(map[string]any)["text"]; text != "recovered answer" {
+		t.Errorf("last text %v", text)
+	}
+	if second == "" {
+		t.Fatal("no leaf after the second answer")
+	}
+	a.MustSucceed(map[string]any{"type": "navigate_tree", "targetId": second})
+	from = a.Len()
+	a.MustSucceed(map[string]any{"type": "prompt", "message": "again"})
+	a.WaitType(from, "agent_settled")
+	if got := strings.Join(routes(from), "|"); got != "user - 2" {
+		t.Errorf("route on the earlier branch: %q", got)
 	}
 }

@@ -244,6 +244,7 @@ func (p *page) message(e *session.Entry, m *llm.Message) {
 		p.print(`<section class="msg `, cls, `" id="e-`, id, `"><details`, open, `><summary>Result of `, escape(m.ToolName),
 			` <span class="size">(`, fmt.Sprint(len(text)), ` bytes)</span></summary><pre>`, escape(text), `</pre>`)
 		p.images(m.Content)
+		p.nestedCalls(m)
 		p.print("</details></section>\n")
 	case llm.RoleBashExecution:
 		p.print(`<section class="msg bash" id="e-`, id, `"><div class="role">Shell</div><pre class="cmd">$ `, escape(m.Command), `</pre><pre>`, escape(m.Output), `</pre>`)
@@ -260,6 +261,52 @@ func (p *page) message(e *session.Entry, m *llm.Message) {
 			p.print("</section>\n")
 		}
 	}
+}
+
+// nestedCalls lists the calls a tool made to other tools (recorded
+// without their results), as pi 1.6's export does: a status mark, the
+// tool, its arguments (or their size when the record left them out), the
+// duration, the error.
+func (p *page) nestedCalls(m *llm.Message) {
+	nc, ok := m.NestedCalls()
+	if !ok || len(nc.Calls) == 0 {
+		return
+	}
+	title := fmt.Sprintf("Nested calls: %d", len(nc.Calls))
+	if !nc.Complete {
+		title += " (incomplete record)"
+	}
+	var b strings.Builder
+	for i, c := range nc.Calls {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		mark := "?"
+		switch c.Status {
+		case "ok":
+			mark = "✓"
+		case "error":
+			mark = "✗"
+		case "unfinished":
+			mark = "…"
+		}
+		args := fmt.Sprintf("[arguments omitted, %d bytes]", c.ArgumentsBytes)
+		if c.Arguments != nil {
+			var a strings.Builder
+			enc := json.NewEncoder(&a)
+			enc.SetEscapeHTML(false) // the page escapes it
+			_ = enc.Encode(c.Arguments)
+			args = strings.TrimSuffix(a.String(), "\n")
+		}
+		b.WriteString(mark + " " + c.Name + " " + args)
+		if c.DurationMs != nil {
+			fmt.Fprintf(&b, " %dms", *c.DurationMs)
+		}
+		if c.Error != "" {
+			b.WriteString("\n    " + strings.ReplaceAll(c.Error, "\n", "\n    "))
+		}
+	}
+	p.print(`<details class="nested-calls"><summary>`, escape(title), `</summary><pre>`, escape(b.String()), `</pre></details>`)
 }
 
 func (p *page) content(c llm.Content) {

@@ -2,6 +2,7 @@ package htmlexport
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -56,5 +57,35 @@ func TestRenderActiveBranchAndTotals(t *testing.T) {
 	}
 	if strings.Contains(page, "abandoned question") {
 		t.Error("the page shows an abandoned branch")
+	}
+}
+
+// A tool result's record of the calls the tool made to other tools is
+// listed with it, as pi 1.6's export lists it.
+func TestRenderNestedCalls(t *testing.T) {
+	s := session.NewInMemory("/proj")
+	s.AppendMessage(llm.UserText("go"))
+	s.AppendMessage(llm.Message{Role: llm.RoleAssistant, StopReason: llm.StopToolUse,
+		Content: llm.Content{Blocks: []llm.ContentBlock{llm.ToolCall("c1", "outer", map[string]any{})}}})
+	s.AppendMessage(llm.Message{Role: llm.RoleToolResult, ToolCallID: "c1", ToolName: "outer", Content: llm.TextContent("done"),
+		Extra: map[string]json.RawMessage{"nestedCalls": json.RawMessage(`{"calls":[` +
+			`{"id":"c1/1","name":"read","arguments":{"path":"<a>.go"},"status":"ok","durationMs":3},` +
+			`{"id":"c1/2","name":"bash","argumentsBytes":9000,"status":"error","durationMs":0,"error":"no\nshell"},` +
+			`{"id":"c1/3","name":"write","arguments":{},"status":"unfinished"}],"complete":false}`)}})
+	s.AppendMessage(llm.Message{Role: llm.RoleToolResult, ToolCallID: "c2", ToolName: "plain", Content: llm.TextContent("x")})
+	var buf bytes.Buffer
+	if err := Render(&buf, s, Info{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	want := "<summary>Nested calls: 3 (incomplete record)</summary><pre>" +
+		"✓ read {&#34;path&#34;:&#34;&lt;a&gt;.go&#34;} 3ms\n" +
+		"✗ bash [arguments omitted, 9000 bytes] 0ms\n    no\n    shell\n" +
+		"… write {}</pre>"
+	if !strings.Contains(page, want) {
+		t.Errorf("page lacks %q:\n%s", want, page)
+	}
+	if strings.Count(page, "Nested calls") != 1 {
+		t.Error("a result without nested calls lists some")
 	}
 }
