@@ -133,6 +133,17 @@ func (rt *Runtime) withProviderConfig(models []llm.Model, settings map[string]ll
 	}
 	var s map[string]llm.ProviderSettings
 	var problems []string
+	if ref.Spec.Streams {
+		// The extension answers (its streamSimple): whatever API the
+		// models name, the agent sends their requests to it.
+		pc.API = llm.APIExtension
+		if pc.BaseURL == "" {
+			pc.BaseURL = "extension:" + pc.Name // (no endpoint: the extension has its own)
+		}
+		for i := range pc.Models {
+			pc.Models[i].API = ""
+		}
+	}
 	models, s, problems = (&llm.ModelsConfig{Providers: []llm.ProviderConfig{pc}}).Apply(models)
 	for _, pr := range problems {
 		rt.log.Warn("registerProvider: part of the provider is skipped", "extension", ref.Path, "problem", pr)
