@@ -78,7 +78,19 @@ func applyModelsFile(path string, models []llm.Model, settings map[string]llm.Pr
 		var problems []string
 		var fromFile map[string]llm.ProviderSettings
 		models, fromFile, problems = cfg.Apply(models)
-		maps.Copy(settings, fromFile)
+		for name, f := range fromFile {
+			// Over an extension's provider, what the file leaves out
+			// (its key, headers) stays the registration's.
+			if prev, ok := settings[name]; ok {
+				f.Custom = prev.Custom
+				if f.APIKey == "" {
+					f.APIKey = prev.APIKey
+				}
+				f.Headers = mergeHeaders(prev.Headers, f.Headers)
+				f.AuthHeader = f.AuthHeader || prev.AuthHeader
+			}
+			settings[name] = f
+		}
 		for _, pr := range problems {
 			log.Warn("models.json entry skipped", "path", path, "problem", pr)
 		}
@@ -220,6 +232,16 @@ func (rt *Runtime) requestHeaders(m llm.Model, key string) map[string]string {
 		return m.Headers
 	}
 	return rt.prov.auth.Headers(m, key)
+}
+
+// mergeHeaders is a copy of base with over's headers over it.
+func mergeHeaders(base, over map[string]string) map[string]string {
+	if len(base) == 0 {
+		return over
+	}
+	out := maps.Clone(base)
+	maps.Copy(out, over)
+	return out
 }
 
 func boolInt(b bool) int {

@@ -918,11 +918,10 @@ module.exports = function makeAPI(engine) {
     if (!s) throw new Error(`provider ${name}: no streamSimple registered by this extension`);
     const model = Object.assign({}, request.model);
     const own = (s.config.models || []).find((m) => m && m.id === model.id);
-    // The model as the extension declared it: its api and endpoint.
+    // The model with the api the extension declared, and the endpoint
+    // the agent has (the registration's, or models.json's over it).
     model.api = (own && own.api) || s.config.api || model.api;
-    const baseUrl = (own && own.baseUrl) || s.config.baseUrl;
-    if (baseUrl === undefined) delete model.baseUrl;
-    else model.baseUrl = baseUrl;
+    if (typeof model.baseUrl === "string" && model.baseUrl.startsWith("extension:")) delete model.baseUrl;
     const c = request.context || {};
     const messages = c.messages || [];
     const tools = c.tools || [];
