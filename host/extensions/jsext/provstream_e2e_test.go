@@ -163,3 +163,46 @@ export default function (pi: any) {
 		})
 	}
 }
+
+// refreshModels as pi's legacy provider form, in every engine: called in
+// the background on registration and by ctx.modelRegistry.refresh(); the
+// chat models it returns replace the provider's in the agent's catalogue.
+func TestProviderRefreshModels(t *testing.T) {
+	for _, runtime := range []string{"goja", "node", "isolated"} {
+		t.Run(runtime, func(t *testing.T) {
+			dir := t.TempDir()
+			src := `export default function (pi: any) {
+  let calls = 0;
+  const model = (id: string) => ({ id, name: id, reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 });
+  pi.registerProvider("dyn", {
+    baseUrl: "http://127.0.0.1:9/v1", apiKey: "local", api: "openai-completions",
+    models: [model("static")],
+    async refreshModels(context: any) {
+      calls++;
+      if (!context.signal) throw new Error("no signal");
+      return [model("live-" + calls), { type: "image", id: "pic", name: "pic", api: "x", input: ["text"], output: ["image"], cost: {} }];
+    },
+  });
+  pi.registerCommand("refresh", { handler: async (_a: string, ctx: any) => { await ctx.modelRegistry.refresh(); } });
+}
+`
+			ext := filepath.Join(dir, "dyn.ts")
+			if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a := startInRuntime(t, runtime, ext, nil)
+			a.MustSucceed(map[string]any{"type": "prompt", "message": "/refresh"}) // answered when the command has finished
+			var ids []string
+			for _, m := range a.MustSucceed(map[string]any{"type": "get_available_models"})["data"].(map[string]any)["models"].([]any) {
+				if mm := m.(map[string]any); mm["provider"] == "dyn" {
+					ids = append(ids, mm["id"].(string))
+				}
+			}
+			// The registration's refresh and the command's: the second's
+			// list is the catalogue's.
+			if strings.Join(ids, ",") != "live-2" {
+				t.Errorf("dyn's models after two refreshes: %v\n%s", ids, a.Stderr())
+			}
+		})
+	}
+}

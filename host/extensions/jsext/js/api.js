@@ -41,6 +41,8 @@ module.exports = function makeAPI(engine) {
   const providers = new Map(); // name -> configuration (models.json's form)
   const virtualModels = new Map(); // "provider/id" -> pi's virtual model definition
   const streams = new Map(); // provider name -> {fn, config}: a streamSimple of the extension's own
+  const refreshers = new Map(); // provider name -> its refreshModels
+  let refreshedWhileLoading = false;
   let loading = true;
   const uiSlots = {}; // ctx.ui's state across calls (js/ui.js)
 
@@ -228,7 +230,11 @@ module.exports = function makeAPI(engine) {
       return s;
     };
     return {
-      refresh: async () => ({ ok: true }),
+      // This extension's providers with a refreshModels.
+      refresh: async (options) => {
+        await refreshAll(true, options && options.signal);
+        return { ok: true };
+      },
       getError: () => undefined,
       getAll: all,
       getAvailable: available,
@@ -633,7 +639,7 @@ module.exports = function makeAPI(engine) {
       }
       const n = String(name);
       const c = config || {};
-      const own = ["refreshModels", "oauth", "images", "classifiers"].filter((k) => c[k] !== undefined);
+      const own = ["oauth", "images", "classifiers"].filter((k) => c[k] !== undefined);
       if (own.length) log("warn", `registerProvider("${n}"): ${own.join(", ")} not supported by atomic yet; the provider's models, endpoint, key and headers apply`);
       const plain = {};
       for (const k of ["name", "baseUrl", "apiKey", "api", "headers", "authHeader", "compat", "modelOverrides"]) if (c[k] !== undefined) plain[k] = c[k];
@@ -647,6 +653,16 @@ module.exports = function makeAPI(engine) {
       const fn = typeof c.streamSimple === "function" ? c.streamSimple : typeof c.stream === "function" ? c.stream : undefined;
       if (fn) streams.set(n, { fn, config: plain });
       else streams.delete(n);
+      if (typeof c.refreshModels === "function") {
+        refreshers.set(n, c.refreshModels);
+        // As pi on a registration (and in RPC mode at start): in the
+        // background, within 15 s.
+        const ac = new AbortController();
+        const timer = setTimeout(() => ac.abort(new Error("refreshModels timed out")), 15000);
+        refreshProvider(n, true, ac.signal)
+          .catch((e) => log("warn", `registerProvider("${n}"): refreshModels failed: ${errText(e)}`))
+          .then(() => clearTimeout(timer));
+      } else refreshers.delete(n);
       registered();
     },
     getSettings() {
@@ -654,6 +670,7 @@ module.exports = function makeAPI(engine) {
     },
     unregisterProvider(name) {
       streams.delete(String(name));
+      refreshers.delete(String(name));
       if (providers.delete(String(name))) registered();
     },
     // A model that routes each request to a physical one (pi's
@@ -907,6 +924,33 @@ module.exports = function makeAPI(engine) {
     return t.execute(toolCallId, params, ctx.signal, onUpdate, ctx);
   }
 
+  // pi's legacy refreshModels(context): the chat models it returns
+  // replace the registration's, and the agent's catalogue follows.
+  // Nothing is persisted (context.publish does nothing; context.stored and
+  // credential are undefined).
+  function refreshProvider(name, allowNetwork, signal) {
+    const fn = refreshers.get(name);
+    const conf = providers.get(name);
+    if (!fn || !conf) return Promise.resolve();
+    const sig = signal || new AbortController().signal;
+    const context = { signal: sig, allowNetwork, force: allowNetwork ? false : undefined, baseUrl: conf.baseUrl, stored: undefined, credential: undefined, publish: async () => {} };
+    return Promise.resolve()
+      .then(() => fn(context))
+      .then((models) => {
+        if (!Array.isArray(models) || refreshers.get(name) !== fn || providers.get(name) !== conf || sig.aborted) return;
+        conf.models = JSON.parse(JSON.stringify(models.filter((m) => m && chatOnly(m.type))));
+        const s = streams.get(name);
+        if (s) s.config.models = conf.models;
+        if (loading) refreshedWhileLoading = true;
+        registered();
+      });
+  }
+  function refreshAll(allowNetwork, signal) {
+    return Promise.all(
+      [...refreshers.keys()].map((n) => refreshProvider(n, allowNetwork, signal).catch((e) => log("warn", `refreshModels("${n}") failed: ${errText(e)}`))),
+    );
+  }
+
   // One model request to a provider whose streamSimple is here: the
   // agent's request {model, context, options} on a tool call's path; each
   // event of the stream goes back as a partial result (without its
@@ -956,6 +1000,7 @@ module.exports = function makeAPI(engine) {
 
   function finishLoading() {
     loading = false;
+    if (refreshedWhileLoading) registered();
   }
 
   return { pi, dispatch, runCommand, complete, hasCompletions, executeTool, streamProvider, deliver, describe, finishLoading, HandlerErrors };
