@@ -1,6 +1,7 @@
 package jsext_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,13 +57,23 @@ export default function (pi: any) {
           stream.push({ type: "error", reason: "aborted", error: msg });
           return;
         }
+        if (last.role === "user" && userText(last) === "fail") {
+          msg.stopReason = "error"; msg.errorMessage = "acme exploded";
+          stream.push({ type: "error", reason: "error", error: msg });
+          return;
+        }
         if (last.role === "toolResult") {
           text(["The tool said: ", userText(last)]);
           msg.usage.input = 30; msg.usage.output = 7; msg.usage.totalTokens = 37;
           stream.push({ type: "done", reason: "stop", message: msg });
           return;
         }
-        const sys = context.systemPrompt ? "system" : "none";
+        msg.content.push({ type: "thinking", thinking: "" });
+        stream.push({ type: "thinking_start", contentIndex: 0, partial: msg });
+        msg.content[0].thinking = "pondering";
+        stream.push({ type: "thinking_delta", contentIndex: 0, delta: "pondering", partial: msg });
+        stream.push({ type: "thinking_end", contentIndex: 0, content: "pondering", partial: msg });
+        const sys = context.systemPrompt && context.messages[0].role === "system" ? "system" : "none";
         const tools = context.tools.map((t: any) => t.name).includes("echo_tool") ? "tools" : "notools";
         text(["Hello ", "world ", sys + " " + tools + " " + (options.signal ? "signal" : "nosignal")]);
         const i = msg.content.length;
@@ -90,14 +101,17 @@ export default function (pi: any) {
 				t.Fatalf("--model acme/streamer: the model is %v/%v\n%s", m["provider"], m["id"], a.Stderr())
 			}
 
-			var deltas []string
+			var deltas, thinking []string
 			var answers []map[string]any
 			toolRan := false
 			for _, r := range a.PromptAndWait("use the tool") {
 				switch r.Type() {
 				case "message_update":
-					if ev, _ := r["assistantMessageEvent"].(map[string]any); ev["type"] == "text_delta" {
+					switch ev, _ := r["assistantMessageEvent"].(map[string]any); ev["type"] {
+					case "text_delta":
 						deltas = append(deltas, ev["delta"].(string))
+					case "thinking_delta":
+						thinking = append(thinking, ev["delta"].(string))
 					}
 				case "tool_execution_end":
 					toolRan = r["toolName"] == "echo_tool" && r["isError"] != true
@@ -109,6 +123,9 @@ export default function (pi: any) {
 			}
 			if got := strings.Join(deltas, "|"); got != "Hello |world |system tools signal|The tool said: |echo:hi" {
 				t.Errorf("the deltas the client saw: %q\n%s", got, a.Stderr())
+			}
+			if strings.Join(thinking, "|") != "pondering" {
+				t.Errorf("the thinking deltas: %q", thinking)
 			}
 			if !toolRan {
 				t.Errorf("echo_tool did not run")
@@ -123,7 +140,7 @@ export default function (pi: any) {
 			if u := first["usage"].(map[string]any); u["input"] != float64(12) || u["output"] != float64(5) {
 				t.Errorf("the first answer's usage: %v", u)
 			}
-			if tc := first["content"].([]any)[1].(map[string]any); tc["type"] != "toolCall" || tc["id"] != "call-1" || tc["arguments"].(map[string]any)["text"] != "hi" {
+			if tc := first["content"].([]any)[2].(map[string]any); tc["type"] != "toolCall" || tc["id"] != "call-1" || tc["arguments"].(map[string]any)["text"] != "hi" {
 				t.Errorf("the tool call: %v", tc)
 			}
 			if second["stopReason"] != "stop" || second["content"].([]any)[0].(map[string]any)["text"] != "The tool said: echo:hi" {
@@ -133,6 +150,19 @@ export default function (pi: any) {
 			b, err := os.ReadFile(file)
 			if err != nil || !strings.Contains(string(b), "The tool said: echo:hi") {
 				t.Errorf("the session file %s lacks the answer (%v)", file, err)
+			}
+
+			// An error event ends the answer as an error.
+			var failed map[string]any
+			for _, r := range a.PromptAndWait("fail") {
+				if r.Type() == "message_end" {
+					if m := r["message"].(map[string]any); m["role"] == "assistant" {
+						failed = m
+					}
+				}
+			}
+			if failed == nil || failed["stopReason"] != "error" || !strings.Contains(fmt.Sprint(failed["errorMessage"]), "acme exploded") {
+				t.Errorf("the failed answer: %v", failed)
 			}
 
 			// An abort mid-stream ends the extension's stream.
