@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +30,12 @@ type provState struct {
 	modelsMod  time.Time
 	modelsSize int64
 	modelsSeen bool
+	// Until the extensions have loaded once, a models.json provider that
+	// names no models and no provider the agent has yet may be one an
+	// extension registers: its warning waits (held) for the catalogue
+	// with the extensions' providers.
+	extLoaded bool
+	held      []string
 
 	// guarded by rt.mu
 	wantThinking string
@@ -53,7 +60,12 @@ func (rt *Runtime) reloadModels(force bool) {
 	// The built-in models, then the extensions' providers, then
 	// models.json over both (the user's file has the last word).
 	models, settings := rt.withExtensionProviders(append(llm.BuiltinModels(), faux.Models()...), p.extProvs)
-	models = applyModelsFile(p.modelsPath, models, settings, p.auth, rt.log)
+	var held *[]string
+	if !p.extLoaded {
+		p.held = nil
+		held = &p.held
+	}
+	models = applyModelsFile(p.modelsPath, models, settings, p.auth, rt.log, held)
 	rt.catalog.SetModels(models)
 
 	// Keep the active model's description current.
@@ -70,7 +82,7 @@ func (rt *Runtime) reloadModels(force bool) {
 // (the user's file has the last word), gives the resolver the settings and
 // which providers need no key, and sorts the offline models last. Sessions
 // and `atomic auth` load the models through it.
-func applyModelsFile(path string, models []llm.Model, settings map[string]llm.ProviderSettings, a *auth.Resolver, log *slog.Logger) []llm.Model {
+func applyModelsFile(path string, models []llm.Model, settings map[string]llm.ProviderSettings, a *auth.Resolver, log *slog.Logger, held *[]string) []llm.Model {
 	cfg, err := llm.LoadModelsConfig(path)
 	if err != nil {
 		log.Warn("models.json is invalid; using the built-in and the extensions' models only", "err", err)
@@ -92,6 +104,10 @@ func applyModelsFile(path string, models []llm.Model, settings map[string]llm.Pr
 			settings[name] = f
 		}
 		for _, pr := range problems {
+			if held != nil && strings.HasSuffix(pr, "has no models") {
+				*held = append(*held, pr)
+				continue
+			}
 			log.Warn("models.json entry skipped", "path", path, "problem", pr)
 		}
 	}
@@ -220,9 +236,17 @@ func (rt *Runtime) applyExtensionProviders() {
 	p.loadMu.Lock()
 	same := reflect.DeepEqual(refs, p.extProvs) || (len(refs) == 0 && len(p.extProvs) == 0)
 	p.extProvs = refs
+	first := !p.extLoaded
+	p.extLoaded = true
+	held := p.held
+	p.held = nil
 	p.loadMu.Unlock()
 	if !same {
 		rt.reloadModels(true)
+	} else if first {
+		for _, pr := range held {
+			rt.log.Warn("models.json entry skipped", "path", p.modelsPath, "problem", pr)
+		}
 	}
 }
 

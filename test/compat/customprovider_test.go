@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/atomic-go/atomic/host/llm/llmtest"
@@ -39,7 +40,7 @@ func TestPiCustomProviderExample(t *testing.T) {
 	}
 	srv := llmtest.Start(t)
 	srv.Enqueue(llmtest.Anthropic(llmtest.Turn{Text: "Hello from the custom provider", Chunks: 3, Usage: llmtest.Usage{Input: 11, Output: 4}}))
-	models := fmt.Sprintf(`{"providers": {"custom-anthropic": {"baseUrl": %q}}}`, srv.URL)
+	models := fmt.Sprintf(`{"providers": {"custom-anthropic": {"baseUrl": %q}, "ghost": {"baseUrl": "http://127.0.0.1:9"}}}`, srv.URL)
 	a := e2e.Start(t, e2e.Options{
 		Args:       []string{"-e", ext, "--model", "custom-anthropic/claude-sonnet-4-5"},
 		Env:        map[string]string{"CUSTOM_ANTHROPIC_API_KEY": "sk-ant-test"},
@@ -71,6 +72,13 @@ func TestPiCustomProviderExample(t *testing.T) {
 	// local server's dialect leaves at 0.)
 	if u := answer["usage"].(map[string]any); u["output"] != float64(4) {
 		t.Errorf("usage: %v", u)
+	}
+	// models.json's entry for the extension's provider is not warned
+	// about (it is known once the extensions have loaded); one for a
+	// provider nobody has is.
+	stderr := a.WaitStderr(`provider \"ghost\" has no models`)
+	if strings.Contains(stderr, `\"custom-anthropic\" has no models`) {
+		t.Errorf("models.json's custom-anthropic entry was warned about:\n%s", stderr)
 	}
 	reqs := srv.Requests()
 	if len(reqs) != 1 {
