@@ -236,3 +236,44 @@ func TestProviderRefreshModels(t *testing.T) {
 		})
 	}
 }
+
+// An extension's stream that sends nothing for httpIdleTimeoutMs fails
+// the request as a silent provider does, and its signal is aborted.
+func TestProviderStreamIdle(t *testing.T) {
+	dir := t.TempDir()
+	src := `import { createAssistantMessageEventStream } from "@earendil-works/pi-ai";
+export default function (pi: any) {
+  pi.registerProvider("acme", {
+    baseUrl: "https://acme.invalid/v1", api: "acme-wire",
+    models: [{ id: "silent", name: "Silent", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 32000, maxTokens: 1000 }],
+    streamSimple(model: any, _context: any, options: any) {
+      const stream = createAssistantMessageEventStream();
+      options.signal.addEventListener("abort", () => pi.appendEntry("idle-aborted", {}));
+      return stream;
+    },
+  });
+}
+`
+	ext := filepath.Join(dir, "silent.ts")
+	if err := os.WriteFile(ext, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := startInRuntimeArgs(t, "goja", ext, nil, []string{"--model", "acme/silent"},
+		map[string]any{"httpIdleTimeoutMs": 300, "retry": map[string]any{"enabled": false}})
+	var answer map[string]any
+	for _, r := range a.PromptAndWait("hello") {
+		if r.Type() == "message_end" {
+			if m := r["message"].(map[string]any); m["role"] == "assistant" {
+				answer = m
+			}
+		}
+	}
+	if answer == nil || answer["stopReason"] != "error" || !strings.Contains(fmt.Sprint(answer["errorMessage"]), "httpIdleTimeoutMs") {
+		t.Errorf("the silent stream's answer: %v", answer)
+	}
+	// (The abort reaches the extension on its own loop.)
+	a.WaitFrom(0, 30*time.Second, func(r e2e.Record) bool {
+		e, _ := r["entry"].(map[string]any)
+		return r.Type() == "entry_appended" && e["customType"] == "idle-aborted"
+	})
+}
