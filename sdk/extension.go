@@ -206,6 +206,12 @@ type Provider struct {
 	// protocol's ProviderSpec.virtual_models_json (their route runs in
 	// the extension as the event virtual_model_route).
 	VirtualModels json.RawMessage
+	// Stream, when set, answers the provider's model requests itself (pi's
+	// streamSimple): request is {model, context, options}, update takes
+	// each stream event as a ToolOutput's Details, and the returned
+	// output's Details is the final assistant message (the protocol's
+	// ExecuteToolRequest.provider).
+	Stream func(ctx *Context, request map[string]any, update func(ToolOutput)) (ToolOutput, error)
 }
 
 // RegisterProvider adds a model provider (or changes one the agent has);

@@ -73,6 +73,26 @@ func (e *Extension) Complete(ctx *Context, name, prefix string) (items []Complet
 // not register.
 var ErrUnknownTool = errors.New("unknown tool")
 
+// StreamProvider answers one model request of a provider registered
+// with a Stream.
+func (e *Extension) StreamProvider(ctx *Context, provider string, request map[string]any, update func(ToolOutput)) (out ToolOutput, err error) {
+	var stream func(*Context, map[string]any, func(ToolOutput)) (ToolOutput, error)
+	for _, p := range e.provs {
+		if p.Name == provider && p.Stream != nil {
+			stream = p.Stream
+		}
+	}
+	if stream == nil {
+		return ToolOutput{}, fmt.Errorf("provider %q does not stream in this extension", provider)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("provider %s panicked: %v", provider, r)
+		}
+	}()
+	return stream(ctx, request, update)
+}
+
 // ExecuteTool runs a registered tool.
 func (e *Extension) ExecuteTool(ctx *Context, name string, call ToolInvocation, update func(ToolOutput)) (out ToolOutput, err error) {
 	t := e.tool(name)

@@ -151,7 +151,7 @@ func describeProto(ext *Extension) *pb.DescribeResponse {
 		resp.Flags = append(resp.Flags, &pb.FlagSpec{Name: f.Name, Description: f.Description, Type: f.Type, DefaultValue: f.Default})
 	}
 	for _, p := range ext.provs {
-		resp.Providers = append(resp.Providers, &pb.ProviderSpec{Name: p.Name, ConfigJson: p.Config, VirtualModelsJson: p.VirtualModels})
+		resp.Providers = append(resp.Providers, &pb.ProviderSpec{Name: p.Name, ConfigJson: p.Config, VirtualModelsJson: p.VirtualModels, Streams: p.Stream != nil})
 	}
 	resp.HandlerCounts = map[string]uint32{}
 	for ev, hs := range ext.handlers {
@@ -289,7 +289,13 @@ func (s *server) ExecuteTool(req *pb.ExecuteToolRequest, stream pb.PluginService
 		defer sendMu.Unlock()
 		_ = stream.Send(msg)
 	}
-	out, err := s.current().ExecuteTool(ctx, req.Name, ToolInvocation{ToolCallID: req.ToolCallId, Args: args}, update)
+	var out ToolOutput
+	var err error
+	if req.Provider != "" {
+		out, err = s.current().StreamProvider(ctx, req.Provider, args, update)
+	} else {
+		out, err = s.current().ExecuteTool(ctx, req.Name, ToolInvocation{ToolCallID: req.ToolCallId, Args: args}, update)
+	}
 	sendMu.Lock()
 	defer sendMu.Unlock()
 	if err != nil {

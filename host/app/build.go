@@ -284,6 +284,7 @@ func (rt *Runtime) setupCatalog() {
 	c.RegisterAPI(openai.APIResponses, openai.NewResponses())
 	c.RegisterAPI(google.API, google.New())
 	c.RegisterAPI(llm.APIVirtual, llm.ProviderFunc(rt.routeVirtual))
+	c.RegisterAPI(llm.APIExtension, llm.ProviderFunc(rt.streamFromExtension))
 	c.Credential = rt.prov.auth.APIKey
 	c.Usable = rt.prov.auth.Usable
 	rt.catalog = c

@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +30,12 @@ type provState struct {
 	modelsMod  time.Time
 	modelsSize int64
 	modelsSeen bool
+	// Until the extensions have loaded once, a models.json provider that
+	// names no models and no provider the agent has yet may be one an
+	// extension registers: its warning waits (held) for the catalogue
+	// with the extensions' providers.
+	extLoaded bool
+	held      []string
 
 	// guarded by rt.mu
 	wantThinking string
@@ -53,7 +60,12 @@ func (rt *Runtime) reloadModels(force bool) {
 	// The built-in models, then the extensions' providers, then
 	// models.json over both (the user's file has the last word).
 	models, settings := rt.withExtensionProviders(append(llm.BuiltinModels(), faux.Models()...), p.extProvs)
-	models = applyModelsFile(p.modelsPath, models, settings, p.auth, rt.log)
+	var held *[]string
+	if !p.extLoaded {
+		p.held = nil
+		held = &p.held
+	}
+	models = applyModelsFile(p.modelsPath, models, settings, p.auth, rt.log, held)
 	rt.catalog.SetModels(models)
 
 	// Keep the active model's description current.
@@ -70,7 +82,7 @@ func (rt *Runtime) reloadModels(force bool) {
 // (the user's file has the last word), gives the resolver the settings and
 // which providers need no key, and sorts the offline models last. Sessions
 // and `atomic auth` load the models through it.
-func applyModelsFile(path string, models []llm.Model, settings map[string]llm.ProviderSettings, a *auth.Resolver, log *slog.Logger) []llm.Model {
+func applyModelsFile(path string, models []llm.Model, settings map[string]llm.ProviderSettings, a *auth.Resolver, log *slog.Logger, held *[]string) []llm.Model {
 	cfg, err := llm.LoadModelsConfig(path)
 	if err != nil {
 		log.Warn("models.json is invalid; using the built-in and the extensions' models only", "err", err)
@@ -78,8 +90,24 @@ func applyModelsFile(path string, models []llm.Model, settings map[string]llm.Pr
 		var problems []string
 		var fromFile map[string]llm.ProviderSettings
 		models, fromFile, problems = cfg.Apply(models)
-		maps.Copy(settings, fromFile)
+		for name, f := range fromFile {
+			// Over an extension's provider, what the file leaves out
+			// (its key, headers) stays the registration's.
+			if prev, ok := settings[name]; ok {
+				f.Custom = prev.Custom
+				if f.APIKey == "" {
+					f.APIKey = prev.APIKey
+				}
+				f.Headers = mergeHeaders(prev.Headers, f.Headers)
+				f.AuthHeader = f.AuthHeader || prev.AuthHeader
+			}
+			settings[name] = f
+		}
 		for _, pr := range problems {
+			if held != nil && strings.HasSuffix(pr, "has no models") {
+				*held = append(*held, pr)
+				continue
+			}
 			log.Warn("models.json entry skipped", "path", path, "problem", pr)
 		}
 	}
@@ -133,6 +161,17 @@ func (rt *Runtime) withProviderConfig(models []llm.Model, settings map[string]ll
 	}
 	var s map[string]llm.ProviderSettings
 	var problems []string
+	if ref.Spec.Streams {
+		// The extension answers (its streamSimple): whatever API the
+		// models name, the agent sends their requests to it.
+		pc.API = llm.APIExtension
+		if pc.BaseURL == "" {
+			pc.BaseURL = "extension:" + pc.Name // (no endpoint: the extension has its own)
+		}
+		for i := range pc.Models {
+			pc.Models[i].API = ""
+		}
+	}
 	models, s, problems = (&llm.ModelsConfig{Providers: []llm.ProviderConfig{pc}}).Apply(models)
 	for _, pr := range problems {
 		rt.log.Warn("registerProvider: part of the provider is skipped", "extension", ref.Path, "problem", pr)
@@ -197,9 +236,17 @@ func (rt *Runtime) applyExtensionProviders() {
 	p.loadMu.Lock()
 	same := reflect.DeepEqual(refs, p.extProvs) || (len(refs) == 0 && len(p.extProvs) == 0)
 	p.extProvs = refs
+	first := !p.extLoaded
+	p.extLoaded = true
+	held := p.held
+	p.held = nil
 	p.loadMu.Unlock()
 	if !same {
 		rt.reloadModels(true)
+	} else if first {
+		for _, pr := range held {
+			rt.log.Warn("models.json entry skipped", "path", p.modelsPath, "problem", pr)
+		}
 	}
 }
 
@@ -209,6 +256,16 @@ func (rt *Runtime) requestHeaders(m llm.Model, key string) map[string]string {
 		return m.Headers
 	}
 	return rt.prov.auth.Headers(m, key)
+}
+
+// mergeHeaders is a copy of base with over's headers over it.
+func mergeHeaders(base, over map[string]string) map[string]string {
+	if len(base) == 0 {
+		return over
+	}
+	out := maps.Clone(base)
+	maps.Copy(out, over)
+	return out
 }
 
 func boolInt(b bool) int {

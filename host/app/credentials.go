@@ -32,7 +32,7 @@ func LoadCredentials(agentDir string, log *slog.Logger) *Credentials {
 	}
 	r := auth.NewResolver(authFile(agentDir), log)
 	models := applyModelsFile(modelsFile(agentDir),
-		append(llm.BuiltinModels(), faux.Models()...), map[string]llm.ProviderSettings{}, r, log)
+		append(llm.BuiltinModels(), faux.Models()...), map[string]llm.ProviderSettings{}, r, log, nil)
 	return &Credentials{Resolver: r, Models: models}
 }
 

@@ -199,6 +199,19 @@ type ProviderSpec struct {
 	// VirtualModels are the virtual models listed under the provider
 	// (the protocol's ProviderSpec.virtual_models_json).
 	VirtualModels json.RawMessage
+	// Streams: the extension streams the provider's answers itself (pi's
+	// streamSimple), through ProviderStreamer.
+	Streams bool
+}
+
+// ProviderStreamer is implemented by extensions that can stream a
+// provider's answers themselves (ProviderSpec.Streams). It is a tool
+// call's path (the protocol's ExecuteTool with its provider set): request
+// is {model, context, options}; update gets each of pi-ai's stream events
+// as a partial result's Details, and the final result's Details is the
+// final assistant message.
+type ProviderStreamer interface {
+	StreamProvider(ctx context.Context, provider string, request map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error)
 }
 
 // ProviderRegistrar is implemented by extensions that can register model

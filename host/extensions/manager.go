@@ -466,6 +466,29 @@ func (m *Manager) Providers() []ProviderRef {
 	return out
 }
 
+// ProviderStream finds the extension that streams the provider's answers:
+// the last registration of the name, when it streams (ProviderSpec.Streams).
+func (m *Manager) ProviderStream(provider string) (ProviderStreamer, string, bool) {
+	var found ProviderStreamer
+	var path string
+	for _, l := range m.snapshot() {
+		r, ok := As[ProviderRegistrar](l.ext)
+		if !ok {
+			continue
+		}
+		for _, p := range r.Providers() {
+			if p.Name != provider || p.Config == nil {
+				continue
+			}
+			found, path = nil, ""
+			if s, ok := As[ProviderStreamer](l.ext); ok && p.Streams {
+				found, path = s, l.spec.Path
+			}
+		}
+	}
+	return found, path, found != nil
+}
+
 // Close takes every extension off the bus, stops them (in parallel) and
 // waits for them.
 func (m *Manager) Close() {

@@ -83,3 +83,7 @@ func (b *idleBody) Close() error {
 	b.cancel(nil)
 	return b.rc.Close()
 }
+
+// IdleTimeout is the httpIdleTimeoutMs setting (0: none), for streams that
+// do not go through the agent's HTTP client (an extension's provider).
+func IdleTimeout() time.Duration { return time.Duration(idleTimeout.Load()) }

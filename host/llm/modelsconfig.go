@@ -25,6 +25,9 @@ const (
 	// APIVirtual is the API of the virtual models extensions register:
 	// each request is routed to a physical model.
 	APIVirtual = "atomic-virtual"
+	// APIExtension is the API of the models of a provider whose answers
+	// an extension streams itself (pi's streamSimple).
+	APIExtension = "atomic-extension"
 )
 
 //go:embed catalogdata/models.json

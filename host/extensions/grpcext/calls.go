@@ -260,6 +260,16 @@ func (p *Plugin) Complete(ctx context.Context, name, prefix string) ([]extension
 
 // ExecuteTool implements extensions.Extension.
 func (p *Plugin) ExecuteTool(ctx context.Context, name, callID string, args map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
+	return p.executeTool(ctx, &pb.ExecuteToolRequest{Name: name, ToolCallId: callID}, args, update)
+}
+
+// StreamProvider implements extensions.ProviderStreamer: the tool call's
+// path with the provider named.
+func (p *Plugin) StreamProvider(ctx context.Context, provider string, request map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
+	return p.executeTool(ctx, &pb.ExecuteToolRequest{Provider: provider}, request, update)
+}
+
+func (p *Plugin) executeTool(ctx context.Context, req *pb.ExecuteToolRequest, args map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
 	in, err := p.ensure(ctx)
 	if err != nil {
 		return llm.ToolResult{}, err
@@ -272,7 +282,8 @@ func (p *Plugin) ExecuteTool(ctx context.Context, name, callID string, args map[
 	defer done()
 	cctx, cancel := callContext(ctx, in)
 	defer cancel()
-	stream, err := in.pc.ExecuteTool(cctx, &pb.ExecuteToolRequest{Name: name, ToolCallId: callID, ArgumentsJson: argJSON, Context: p.handlerContext(id)})
+	req.ArgumentsJson, req.Context = argJSON, p.handlerContext(id)
+	stream, err := in.pc.ExecuteTool(cctx, req)
 	if err != nil {
 		return llm.ToolResult{}, p.callError(in, err)
 	}

@@ -31,7 +31,7 @@ func ToolSpecs(d *pb.DescribeResponse) []extensions.ToolSpec {
 func ProviderSpecs(d *pb.DescribeResponse) []extensions.ProviderSpec {
 	var out []extensions.ProviderSpec
 	for _, p := range d.GetProviders() {
-		out = append(out, extensions.ProviderSpec{Name: p.Name, Config: rawOrNil(p.ConfigJson), VirtualModels: rawOrNil(p.VirtualModelsJson)})
+		out = append(out, extensions.ProviderSpec{Name: p.Name, Config: rawOrNil(p.ConfigJson), VirtualModels: rawOrNil(p.VirtualModelsJson), Streams: p.Streams})
 	}
 	return out
 }

@@ -192,7 +192,18 @@ func (s *Script) sdkExtension() *sdk.Extension {
 		ext.RegisterFlag(sdk.Flag{Name: f.Name, Description: f.Description, Type: f.Type, Default: f.Default})
 	}
 	for _, p := range s.Providers() {
-		ext.RegisterProvider(sdk.Provider{Name: p.Name, Config: p.Config, VirtualModels: p.VirtualModels})
+		sp := sdk.Provider{Name: p.Name, Config: p.Config, VirtualModels: p.VirtualModels}
+		if p.Streams {
+			name := p.Name
+			sp.Stream = func(c *sdk.Context, request map[string]any, update func(sdk.ToolOutput)) (sdk.ToolOutput, error) {
+				res, err := s.streamProvider(c, newSDKHost(c), name, request, func(r llm.ToolResult) { update(toOutput(r)) })
+				if err != nil {
+					return sdk.ToolOutput{}, err
+				}
+				return toOutput(res), nil
+			}
+		}
+		ext.RegisterProvider(sp)
 	}
 	return ext
 }

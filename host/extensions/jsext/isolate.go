@@ -148,6 +148,16 @@ func (i *isolated) ExecuteTool(ctx context.Context, name, callID string, args ma
 	return res, i.explain(err)
 }
 
+// StreamProvider implements extensions.ProviderStreamer.
+func (i *isolated) StreamProvider(ctx context.Context, provider string, request map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
+	s, ok := extensions.As[extensions.ProviderStreamer](i.Extension)
+	if !ok {
+		return llm.ToolResult{}, fmt.Errorf("provider %s: the extension cannot stream", provider)
+	}
+	res, err := s.StreamProvider(ctx, provider, request, update)
+	return res, i.explain(err)
+}
+
 // Close implements extensions.Extension.
 func (i *isolated) Close() error {
 	err := i.Extension.Close()

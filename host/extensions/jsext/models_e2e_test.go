@@ -104,6 +104,12 @@ export default function (pi: any) {
 // model's script, and further settings.
 func startInRuntime(t *testing.T, runtime, ext string, script []map[string]any, settings ...map[string]any) *e2e.Agent {
 	t.Helper()
+	return startInRuntimeArgs(t, runtime, ext, script, nil, settings...)
+}
+
+// startInRuntimeArgs is startInRuntime with more command-line flags.
+func startInRuntimeArgs(t *testing.T, runtime, ext string, script []map[string]any, extra []string, settings ...map[string]any) *e2e.Agent {
+	t.Helper()
 	all := map[string]any{"extensionRuntime": runtime}
 	args := []string{"-e", ext}
 	if runtime == "isolated" {
@@ -118,5 +124,6 @@ func startInRuntime(t *testing.T, runtime, ext string, script []map[string]any, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	args = append(args, extra...)
 	return e2e.Start(t, e2e.Options{Args: args, AgentFiles: map[string]string{"settings.json": string(b)}, Script: script})
 }

@@ -65,9 +65,9 @@ type Script struct {
 
 // jsFuncs are the prelude's entry points (loop only).
 type jsFuncs struct {
-	dispatch, runCommand, complete, executeTool, deliverShared, finishLoading, describe goja.Callable
-	stringify                                                                           goja.Callable
-	pi                                                                                  goja.Value
+	dispatch, runCommand, complete, executeTool, streamProvider, deliverShared, finishLoading, describe goja.Callable
+	stringify                                                                                           goja.Callable
+	pi                                                                                                  goja.Value
 }
 
 var (
@@ -228,7 +228,7 @@ func (s *Script) start(r *goja.Runtime, mods *scriptModules) (goja.Value, error)
 	}
 	s.fn = jsFuncs{
 		dispatch: get("dispatch"), runCommand: get("runCommand"), complete: get("complete"),
-		executeTool: get("executeTool"), deliverShared: get("deliverShared"), finishLoading: get("finishLoading"),
+		executeTool: get("executeTool"), streamProvider: get("streamProvider"), deliverShared: get("deliverShared"), finishLoading: get("finishLoading"),
 		describe: get("describe"), pi: obj.Get("pi"),
 	}
 	s.fn.stringify, _ = goja.AssertFunction(r.Get("JSON").ToObject(r).Get("stringify"))

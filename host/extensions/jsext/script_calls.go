@@ -293,6 +293,27 @@ func (s *Script) ExecuteTool(ctx context.Context, name, callID string, args map[
 }
 
 func (s *Script) executeTool(ctx context.Context, host extensions.Host, name, callID string, args map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
+	return s.runTool(ctx, host, "tool", name, args, update, func(r *goja.Runtime, id, params goja.Value) (goja.Value, error) {
+		return s.fn.executeTool(goja.Undefined(), id, r.ToValue(name), r.ToValue(callID), params)
+	})
+}
+
+// StreamProvider implements extensions.ProviderStreamer: a tool call's
+// path, into the API's streamProvider.
+func (s *Script) StreamProvider(ctx context.Context, provider string, request map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
+	return s.streamProvider(ctx, nil, provider, request, update)
+}
+
+func (s *Script) streamProvider(ctx context.Context, host extensions.Host, provider string, request map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
+	return s.runTool(ctx, host, "provider", provider, request, update, func(r *goja.Runtime, id, params goja.Value) (goja.Value, error) {
+		return s.fn.streamProvider(goja.Undefined(), id, r.ToValue(provider), params)
+	})
+}
+
+// runTool runs a tool's execute (or a provider's stream) with args as
+// JSON text, its partial results to update.
+func (s *Script) runTool(ctx context.Context, host extensions.Host, kind, name string, args map[string]any, update func(llm.ToolResult),
+	start func(r *goja.Runtime, id, params goja.Value) (goja.Value, error)) (llm.ToolResult, error) {
 	params, err := json.Marshal(args)
 	if err != nil {
 		return llm.ToolResult{}, err
@@ -301,10 +322,10 @@ func (s *Script) executeTool(ctx context.Context, host extensions.Host, name, ca
 		params = []byte("{}")
 	}
 	v, err := s.invoke(ctx, host, update, func(r *goja.Runtime, id goja.Value) (goja.Value, error) {
-		return s.fn.executeTool(goja.Undefined(), id, r.ToValue(name), r.ToValue(callID), r.ToValue(string(params)))
+		return start(r, id, r.ToValue(string(params)))
 	}, func(r *goja.Runtime, val goja.Value, rejected bool) (any, error) {
 		if rejected {
-			s.log.Info("tool failed", "tool", name, "error", s.thrownText(val))
+			s.log.Info(kind+" failed", kind, name, "error", s.thrownText(val))
 			return nil, errors.New(thrownMessage(val))
 		}
 		return s.toJSON(val)

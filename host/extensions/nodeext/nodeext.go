@@ -612,6 +612,11 @@ func (e *extension) ExecuteTool(ctx context.Context, name, callID string, args m
 	return e.Plugin.ExecuteTool(e.with(ctx), name, callID, args, update)
 }
 
+// StreamProvider implements extensions.ProviderStreamer.
+func (e *extension) StreamProvider(ctx context.Context, provider string, request map[string]any, update func(llm.ToolResult)) (llm.ToolResult, error) {
+	return e.Plugin.StreamProvider(e.with(ctx), provider, request, update)
+}
+
 // Close implements extensions.Extension.
 func (e *extension) Close() error {
 	err := e.Plugin.Close()

@@ -40,6 +40,9 @@ module.exports = function makeAPI(engine) {
   const flags = new Map(); // name -> {type, default, description}
   const providers = new Map(); // name -> configuration (models.json's form)
   const virtualModels = new Map(); // "provider/id" -> pi's virtual model definition
+  const streams = new Map(); // provider name -> {fn, config}: a streamSimple of the extension's own
+  const refreshers = new Map(); // provider name -> its refreshModels
+  let refreshedWhileLoading = false;
   let loading = true;
   const uiSlots = {}; // ctx.ui's state across calls (js/ui.js)
 
@@ -227,7 +230,11 @@ module.exports = function makeAPI(engine) {
       return s;
     };
     return {
-      refresh: async () => ({ ok: true }),
+      // This extension's providers with a refreshModels.
+      refresh: async (options) => {
+        await refreshAll(true, options && options.signal);
+        return { ok: true };
+      },
       getError: () => undefined,
       getAll: all,
       getAvailable: available,
@@ -508,7 +515,7 @@ module.exports = function makeAPI(engine) {
   // The providers, each with the virtual models listed under it (a
   // provider that only lists virtual models has no configuration).
   function describeProviders() {
-    const out = new Map([...providers].map(([name, config]) => [name, { name, config_json: config }]));
+    const out = new Map([...providers].map(([name, config]) => [name, streams.has(name) ? { name, config_json: config, streams: true } : { name, config_json: config }]));
     for (const def of virtualModels.values()) {
       let p = out.get(def.provider);
       if (!p) out.set(def.provider, (p = { name: def.provider }));
@@ -621,9 +628,10 @@ module.exports = function makeAPI(engine) {
     registerEntryRenderer() {},
     registerMarkdownTransformer() {},
     // A provider of models.json's form (pi's ProviderConfig): its models,
-    // endpoint, key and headers join the agent's catalogue. What runs in
-    // the extension (a streamSimple of its own, OAuth, refreshModels) is
-    // not supported yet, said once; image and classifier models neither.
+    // endpoint, key and headers join the agent's catalogue; with a
+    // streamSimple (or stream) of its own, the agent sends its models'
+    // requests here (streamProvider). OAuth and refreshModels are not
+    // supported yet, said once; image and classifier models neither.
     registerProvider(name, config) {
       if (name && typeof name === "object") {
         log("warn", `registerProvider(provider): a pi-ai Provider object is not supported by atomic yet; register the provider's name with its configuration`);
@@ -631,7 +639,7 @@ module.exports = function makeAPI(engine) {
       }
       const n = String(name);
       const c = config || {};
-      const own = ["streamSimple", "stream", "refreshModels", "oauth", "images", "classifiers"].filter((k) => c[k] !== undefined);
+      const own = ["oauth", "images", "classifiers"].filter((k) => c[k] !== undefined);
       if (own.length) log("warn", `registerProvider("${n}"): ${own.join(", ")} not supported by atomic yet; the provider's models, endpoint, key and headers apply`);
       const plain = {};
       for (const k of ["name", "baseUrl", "apiKey", "api", "headers", "authHeader", "compat", "modelOverrides"]) if (c[k] !== undefined) plain[k] = c[k];
@@ -642,12 +650,27 @@ module.exports = function makeAPI(engine) {
       }
       providers.delete(n);
       providers.set(n, JSON.parse(JSON.stringify(plain)));
+      const fn = typeof c.streamSimple === "function" ? c.streamSimple : typeof c.stream === "function" ? c.stream : undefined;
+      if (fn) streams.set(n, { fn, config: plain });
+      else streams.delete(n);
+      if (typeof c.refreshModels === "function") {
+        refreshers.set(n, c.refreshModels);
+        // As pi on a registration (and in RPC mode at start): in the
+        // background, within 15 s.
+        const ac = new AbortController();
+        const timer = setTimeout(() => ac.abort(new Error("refreshModels timed out")), 15000);
+        refreshProvider(n, true, ac.signal)
+          .catch((e) => log("warn", `registerProvider("${n}"): refreshModels failed: ${errText(e)}`))
+          .then(() => clearTimeout(timer));
+      } else refreshers.delete(n);
       registered();
     },
     getSettings() {
       return sync("GetSettings", {}, null).settings_json || {};
     },
     unregisterProvider(name) {
+      streams.delete(String(name));
+      refreshers.delete(String(name));
       if (providers.delete(String(name))) registered();
     },
     // A model that routes each request to a physical one (pi's
@@ -901,9 +924,84 @@ module.exports = function makeAPI(engine) {
     return t.execute(toolCallId, params, ctx.signal, onUpdate, ctx);
   }
 
-  function finishLoading() {
-    loading = false;
+  // pi's legacy refreshModels(context): the chat models it returns
+  // replace the registration's, and the agent's catalogue follows.
+  // Nothing is persisted (context.publish does nothing; context.stored and
+  // credential are undefined).
+  function refreshProvider(name, allowNetwork, signal) {
+    const fn = refreshers.get(name);
+    const conf = providers.get(name);
+    if (!fn || !conf) return Promise.resolve();
+    const sig = signal || new AbortController().signal;
+    const context = { signal: sig, allowNetwork, force: allowNetwork ? false : undefined, baseUrl: conf.baseUrl, stored: undefined, credential: undefined, publish: async () => {} };
+    return Promise.resolve()
+      .then(() => fn(context))
+      .then((models) => {
+        if (!Array.isArray(models) || refreshers.get(name) !== fn || providers.get(name) !== conf || sig.aborted) return;
+        conf.models = JSON.parse(JSON.stringify(models.filter((m) => m && chatOnly(m.type))));
+        const s = streams.get(name);
+        if (s) s.config.models = conf.models;
+        if (loading) refreshedWhileLoading = true;
+        registered();
+      });
+  }
+  function refreshAll(allowNetwork, signal) {
+    return Promise.all(
+      [...refreshers.keys()].map((n) => refreshProvider(n, allowNetwork, signal).catch((e) => log("warn", `refreshModels("${n}") failed: ${errText(e)}`))),
+    );
   }
 
-  return { pi, dispatch, runCommand, complete, hasCompletions, executeTool, deliver, describe, finishLoading, HandlerErrors };
+  // One model request to a provider whose streamSimple is here: the
+  // agent's request {model, context, options} on a tool call's path; each
+  // event of the stream goes back as a partial result (without its
+  // partial message, which the agent builds itself) and the final message
+  // is the result. The call's signal (an abort, the session ending) is
+  // the options' signal.
+  async function streamProvider(call, name, request) {
+    const s = streams.get(name);
+    if (!s) throw new Error(`provider ${name}: no streamSimple registered by this extension`);
+    const model = Object.assign({}, request.model);
+    const own = (s.config.models || []).find((m) => m && m.id === model.id);
+    // The model with the api the extension declared, and the endpoint
+    // the agent has (the registration's, or models.json's over it).
+    model.api = (own && own.api) || s.config.api || model.api;
+    if (typeof model.baseUrl === "string" && model.baseUrl.startsWith("extension:")) delete model.baseUrl;
+    const c = request.context || {};
+    const messages = c.messages || [];
+    const tools = c.tools || [];
+    // pi 1.6's transcript: the prompt and tools in a leading system
+    // message (systemPrompt and tools kept for earlier providers).
+    const head = c.systemPrompt || tools.length ? [{ role: "system", content: c.systemPrompt || "", ...(tools.length ? { toolsAdded: tools } : {}), timestamp: 0 }] : [];
+    const context = { systemPrompt: c.systemPrompt, tools, messages: head.concat(messages) };
+    const options = Object.assign({}, request.options || {}, { signal: engine.signal(call) });
+    const stream = await s.fn(model, context, options);
+    let final;
+    // (No for await: goja's parser lacks it.)
+    const it = stream[Symbol.asyncIterator]();
+    for (;;) {
+      const step = await it.next();
+      if (step.done) break;
+      const ev = step.value;
+      if (!ev || typeof ev !== "object") continue;
+      const out = {};
+      for (const k of Object.keys(ev)) if (k !== "partial") out[k] = ev[k];
+      if (ev.type === "toolcall_start") {
+        const b = ev.partial && ev.partial.content && ev.partial.content[ev.contentIndex];
+        if (b) Object.assign(out, { id: b.id, toolName: b.name });
+      }
+      engine.toolUpdate(call, { content: [], details: out });
+      if (ev.type === "done") final = ev.message;
+      if (ev.type === "error") final = ev.error;
+      if (ev.type === "done" || ev.type === "error") break;
+    }
+    if (final === undefined && stream && typeof stream.result === "function") final = await stream.result();
+    return { content: [], details: final === undefined ? null : final };
+  }
+
+  function finishLoading() {
+    loading = false;
+    if (refreshedWhileLoading) registered();
+  }
+
+  return { pi, dispatch, runCommand, complete, hasCompletions, executeTool, streamProvider, deliver, describe, finishLoading, HandlerErrors };
 };

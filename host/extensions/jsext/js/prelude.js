@@ -106,6 +106,7 @@
     runCommand: api.runCommand,
     complete: api.complete,
     executeTool: (callId, name, toolCallId, params) => api.executeTool(callId, name, toolCallId, JSON.parse(params)),
+    streamProvider: (callId, provider, request) => api.streamProvider(callId, provider, JSON.parse(request)),
     deliverShared: (channel, payload) => api.deliver(channel, parse(payload)),
     finishLoading: api.finishLoading,
     describe: () => JSON.stringify(api.describe()),

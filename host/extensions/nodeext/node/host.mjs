@@ -840,7 +840,10 @@ async function main() {
         };
         try {
           const handle = { raw: r.context, sig: signalOf(call), update };
-          const res = (await running.run(ext, () => ext.api.executeTool(handle, r.name, r.tool_call_id, fromBytes(r.arguments_json) || {}))) || {};
+          const args = fromBytes(r.arguments_json) || {};
+          // (A provider's model request takes the tool's path.)
+          const run = r.provider ? () => ext.api.streamProvider(handle, r.provider, args) : () => ext.api.executeTool(handle, r.name, r.tool_call_id, args);
+          const res = (await running.run(ext, run)) || {};
           finish({ content_json: jsonBytes(res.content || []), details_json: jsonBytes(res.details), is_error: !!res.isError, terminate: !!res.terminate });
         } catch (e) {
           finish({ error: errText(e) });

@@ -302,8 +302,12 @@ type ProviderSpec struct {
 	// request}) and uses the physical model it answers ({model: {provider,
 	// id}, thinkingLevel?}).
 	VirtualModelsJson []byte `protobuf:"bytes,3,opt,name=virtual_models_json,json=virtualModelsJson,proto3" json:"virtual_models_json,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The plugin streams the provider's answers itself (pi's streamSimple
+	// or stream in the extension): each request made with one of the
+	// provider's models is an ExecuteTool call whose `provider` names it.
+	Streams       bool `protobuf:"varint,4,opt,name=streams,proto3" json:"streams,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProviderSpec) Reset() {
@@ -355,6 +359,13 @@ func (x *ProviderSpec) GetVirtualModelsJson() []byte {
 		return x.VirtualModelsJson
 	}
 	return nil
+}
+
+func (x *ProviderSpec) GetStreams() bool {
+	if x != nil {
+		return x.Streams
+	}
+	return false
 }
 
 // CommandSpec describes a slash command.
@@ -1183,7 +1194,18 @@ type ExecuteToolRequest struct {
 	// Validated arguments as a JSON object.
 	ArgumentsJson []byte `protobuf:"bytes,3,opt,name=arguments_json,json=argumentsJson,proto3" json:"arguments_json,omitempty"`
 	// Handler context.
-	Context       *HandlerContext `protobuf:"bytes,4,opt,name=context,proto3" json:"context,omitempty"`
+	Context *HandlerContext `protobuf:"bytes,4,opt,name=context,proto3" json:"context,omitempty"`
+	// When set, the call is no tool's but one model request to this
+	// provider, which the plugin registered with `streams` (name is then
+	// empty): arguments_json is {model, context: {systemPrompt, messages,
+	// tools}, options: {apiKey?, headers?, reasoning?, maxTokens?,
+	// sessionId?}}; each partial message's details_json is one event of
+	// pi-ai's AssistantMessageEventStream without its `partial` (a
+	// toolcall_start also carries the call's id and toolName), and the
+	// final message's details_json is the final assistant message. The
+	// call's deadline and cancellation are a tool call's: cancelling it
+	// aborts the signal in the stream's options.
+	Provider      string `protobuf:"bytes,5,opt,name=provider,proto3" json:"provider,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1244,6 +1266,13 @@ func (x *ExecuteToolRequest) GetContext() *HandlerContext {
 		return x.Context
 	}
 	return nil
+}
+
+func (x *ExecuteToolRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
 }
 
 // ExecuteToolResponse is one message of the ExecuteTool stream.
@@ -1475,12 +1504,13 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\x1a@\n" +
 	"\x12HandlerCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"s\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\x8d\x01\n" +
 	"\fProviderSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
 	"\vconfig_json\x18\x02 \x01(\fR\n" +
 	"configJson\x12.\n" +
-	"\x13virtual_models_json\x18\x03 \x01(\fR\x11virtualModelsJson\"}\n" +
+	"\x13virtual_models_json\x18\x03 \x01(\fR\x11virtualModelsJson\x12\x18\n" +
+	"\astreams\x18\x04 \x01(\bR\astreams\"}\n" +
 	"\vCommandSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x128\n" +
@@ -1536,13 +1566,14 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"Completion\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\tR\x05value\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12 \n" +
-	"\vdescription\x18\x03 \x01(\tR\vdescription\"\xad\x01\n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\"\xc9\x01\n" +
 	"\x12ExecuteToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\ftool_call_id\x18\x02 \x01(\tR\n" +
 	"toolCallId\x12%\n" +
 	"\x0earguments_json\x18\x03 \x01(\fR\rargumentsJson\x12:\n" +
-	"\acontext\x18\x04 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\"\xc0\x01\n" +
+	"\acontext\x18\x04 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\x12\x1a\n" +
+	"\bprovider\x18\x05 \x01(\tR\bprovider\"\xc0\x01\n" +
 	"\x13ExecuteToolResponse\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12!\n" +
 	"\fcontent_json\x18\x02 \x01(\fR\vcontentJson\x12!\n" +
