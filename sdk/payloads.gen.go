@@ -468,6 +468,25 @@ type VirtualModelRouteResult struct {
 	State any `json:"state,omitempty"`
 }
 
+// MessageRenderEvent asks the extension that registered a renderer for a
+// custom message type (pi.registerMessageRenderer) for the message's lines
+// in the interactive terminal. Sent only by the terminal.
+type MessageRenderEvent struct {
+	CustomType string `json:"customType"`
+	// The custom message: role, customType, content, display, details.
+	Message map[string]any `json:"message"`
+	// Whether the user expanded the conversation's output (Ctrl+O).
+	Expanded bool `json:"expanded"`
+	// The width the lines are for, in columns.
+	Width int `json:"width"`
+}
+
+// MessageRenderResult is the rendered message: no lines (or no result)
+// means the message is drawn as usual.
+type MessageRenderResult struct {
+	Lines []string `json:"lines,omitempty"`
+}
+
 // Event names (every event of the schema).
 const (
 	EventAfterProviderResponse = "after_provider_response"
@@ -483,6 +502,7 @@ const (
 	EventInput                 = "input"
 	EventMCPServersChange      = "mcp_servers_change"
 	EventMessageEnd            = "message_end"
+	EventMessageRender         = "message_render"
 	EventMessageStart          = "message_start"
 	EventMessageUpdate         = "message_update"
 	EventModelSelect           = "model_select"

@@ -56,6 +56,9 @@ var Kinds = map[string]Kind{
 	BeforeProviderHeaders: Chain, BeforeProviderRequest: Chain,
 	AfterProviderResponse: Notify, ProviderStreamEvent: Notify,
 	VirtualModelRoute: First,
+	// The terminal asks the extension with a renderer for a custom
+	// message type for its lines (pi.registerMessageRenderer).
+	MessageRender: First,
 }
 
 // Event is one event on its way to subscribers. Payload is any value that

@@ -462,6 +462,25 @@ type VirtualModelRouteResult struct {
 	State json.RawMessage `json:"state,omitempty"`
 }
 
+// MessageRenderEvent asks the extension that registered a renderer for a
+// custom message type (pi.registerMessageRenderer) for the message's lines
+// in the interactive terminal. Sent only by the terminal.
+type MessageRenderEvent struct {
+	CustomType string `json:"customType"`
+	// The custom message: role, customType, content, display, details.
+	Message any `json:"message"`
+	// Whether the user expanded the conversation's output (Ctrl+O).
+	Expanded bool `json:"expanded"`
+	// The width the lines are for, in columns.
+	Width int `json:"width"`
+}
+
+// MessageRenderResult is the rendered message: no lines (or no result)
+// means the message is drawn as usual.
+type MessageRenderResult struct {
+	Lines []string `json:"lines,omitempty"`
+}
+
 // Event names (every event of the schema).
 const (
 	AfterProviderResponse = "after_provider_response"
@@ -477,6 +496,7 @@ const (
 	Input                 = "input"
 	MCPServersChange      = "mcp_servers_change"
 	MessageEnd            = "message_end"
+	MessageRender         = "message_render"
 	MessageStart          = "message_start"
 	MessageUpdate         = "message_update"
 	ModelSelect           = "model_select"
@@ -521,6 +541,7 @@ var PayloadTypes = map[string]string{
 	"input":                   "InputEvent",
 	"mcp_servers_change":      "McpServersChangeEvent",
 	"message_end":             "MessageEvent",
+	"message_render":          "MessageRenderEvent",
 	"message_start":           "MessageEvent",
 	"message_update":          "MessageUpdateEvent",
 	"model_select":            "ModelSelectEvent",
@@ -560,6 +581,7 @@ var ResultTypes = map[string]string{
 	"context_with_system":     "ContextResult",
 	"input":                   "InputResult",
 	"message_end":             "MessageEndResult",
+	"message_render":          "MessageRenderResult",
 	"resources_discover":      "ResourcesDiscoverResult",
 	"session_before_compact":  "SessionBeforeCompactResult",
 	"session_before_fork":     "SessionBeforeForkResult",

@@ -16,8 +16,9 @@ const (
 	kindUser = iota
 	kindAssistant
 	kindTool
-	kindInfo  // a dim line: compaction, retries, command output
-	kindError // a red line
+	kindInfo   // a dim line: compaction, retries, command output
+	kindError  // a red line
+	kindCustom // a custom message with a type (msgrender.go)
 )
 
 // part is one text or thinking block of an assistant message, in the
@@ -44,6 +45,9 @@ type block struct {
 	output           string
 	done, isError    bool
 
+	// custom: a custom message's renderer state (kindCustom)
+	custom *customRender
+
 	lines []string
 	width int
 	dirty bool
@@ -53,8 +57,9 @@ func (b *block) invalidate() { b.dirty = true }
 
 // conversation is the list of blocks.
 type conversation struct {
-	blocks []*block
-	tools  map[string]*block // by tool call id
+	blocks  []*block
+	tools   map[string]*block // by tool call id
+	customs []*block          // the custom messages with a type, in order
 }
 
 func newConversation() *conversation {
@@ -71,7 +76,7 @@ func (c *conversation) info(text string) { c.add(&block{kind: kindInfo, text: te
 func (c *conversation) fail(text string) { c.add(&block{kind: kindError, text: text}) }
 
 func (c *conversation) clear() {
-	c.blocks = nil
+	c.blocks, c.customs = nil, nil
 	c.tools = map[string]*block{}
 }
 
@@ -144,6 +149,10 @@ func (c *conversation) addMessage(m llm.Message) {
 			c.info(what + ": " + s)
 		}
 	case llm.RoleCustom:
+		if m.Display && m.CustomType != "" {
+			c.addCustom(m)
+			return
+		}
 		if m.Display {
 			if t := m.Text(); t != "" {
 				c.info(t)
@@ -209,6 +218,10 @@ func (b *block) render(v view) []string {
 		wrap(b.text, styleDim)
 	case kindError:
 		wrap(b.text, styleError)
+	case kindCustom:
+		if out = b.customLines(w); out == nil && b.text != "" {
+			wrap(b.text, styleDim)
+		}
 	case kindAssistant:
 		idx := make([]int, 0, len(b.parts))
 		for i := range b.parts {

@@ -45,6 +45,9 @@ type runtime interface {
 
 	// Commands and sessions.
 	StartedCommands() []app.SlashCommand
+	Shortcuts() []app.ExtensionShortcut
+	RunShortcut(path, key string) bool
+	RenderMessage(ctx context.Context, customType string, message map[string]any, expanded bool, width int) ([]string, bool)
 	NewSession(parentSession string) (cancelled bool, err error)
 	SwitchSession(path string) (cancelled bool, err error)
 	ListSessions(scope string) ([]session.Info, error)

@@ -40,6 +40,8 @@ module.exports = function makeAPI(engine) {
   const flags = new Map(); // name -> {type, default, description}
   const providers = new Map(); // name -> configuration (models.json's form)
   const virtualModels = new Map(); // "provider/id" -> pi's virtual model definition
+  const shortcuts = new Map(); // key as written -> {description, handler}
+  const renderers = new Map(); // customType -> pi's message renderer
   let loading = true;
   const uiSlots = {}; // ctx.ui's state across calls (js/ui.js)
 
@@ -503,6 +505,7 @@ module.exports = function makeAPI(engine) {
       tools: ts,
       flags: fs,
       providers: describeProviders(),
+      shortcuts: Array.from(shortcuts, ([key, o]) => ({ key, description: o.description === undefined ? "" : String(o.description) })),
     };
   }
   // The providers, each with the virtual models listed under it (a
@@ -531,6 +534,29 @@ module.exports = function makeAPI(engine) {
       if (r.state !== undefined && r.state !== event.request.state) out.state = r.state;
       return out;
     });
+  }
+  // renderMessage answers message_render: the lines of the component the
+  // type's renderer returns, rendered at the terminal's width. A renderer
+  // that throws or returns nothing leaves the message to the terminal's
+  // own drawing (a warning in the log for a failure).
+  function renderMessage(event, ctx) {
+    const r = renderers.get(event.customType);
+    if (!r) return undefined;
+    const fail = (e) => {
+      log("warn", `the message renderer of "${event.customType}" failed: ${errText(e)}`);
+      return undefined;
+    };
+    const lines = (component) => {
+      if (!component || typeof component.render !== "function") return undefined;
+      const out = component.render(Number(event.width) || 80);
+      return out && out.length ? { lines: Array.from(out, (l) => String(l)) } : undefined;
+    };
+    try {
+      const c = r(event.message, { expanded: !!event.expanded }, ctx.ui.theme);
+      return isThenable(c) ? c.then(lines).then(undefined, fail) : lines(c);
+    } catch (e) {
+      return fail(e);
+    }
   }
   // registered tells the host what the extension registers now, when it
   // changes after loading (a tool registered from a handler or a command
@@ -616,8 +642,25 @@ module.exports = function makeAPI(engine) {
     getMcpServers() {
       return sync("ListMcpServers", {}).servers_json || [];
     },
-    registerShortcut() {},
-    registerMessageRenderer() {},
+    // Only the interactive terminal binds the keys (docs/tui.md says
+    // which win over built-in keys); elsewhere they are never pressed.
+    registerShortcut(key, options) {
+      needString("registerShortcut: the key", key);
+      if (!options || typeof options.handler !== "function") {
+        throw new TypeError(`registerShortcut("${key}"): options.handler must be a function`);
+      }
+      shortcuts.set(key, options);
+      registered();
+    },
+    // The terminal asks for a custom message's lines with the internal
+    // event message_render (renderMessage below).
+    registerMessageRenderer(customType, renderer) {
+      needString("registerMessageRenderer: the custom type", customType);
+      if (typeof renderer !== "function") throw new TypeError(`registerMessageRenderer("${customType}"): the renderer must be a function`);
+      renderers.set(customType, renderer);
+      if (!handlers.message_render) handlers.message_render = [renderMessage];
+      registered();
+    },
     registerEntryRenderer() {},
     registerMarkdownTransformer() {},
     // A provider of models.json's form (pi's ProviderConfig): its models,
@@ -874,7 +917,14 @@ module.exports = function makeAPI(engine) {
     })();
   }
 
-  function runCommand(call, name, args) {
+  // runCommand runs a command, or with shortcut set the handler of the
+  // shortcut registered as name (pi hands it the context only).
+  function runCommand(call, name, args, shortcut) {
+    if (shortcut) {
+      const sc = shortcuts.get(name);
+      if (!sc) throw new Error(`no shortcut ${name}`);
+      return sc.handler(newCommandCtx(call));
+    }
     const c = commands.get(name);
     if (!c) throw new Error(`unknown command /${name}`);
     return c.handler(args, newCommandCtx(call));

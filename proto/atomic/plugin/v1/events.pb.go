@@ -4152,6 +4152,134 @@ func (x *VirtualModelRouteResult) GetState() *structpb.Value {
 	return nil
 }
 
+// MessageRenderEvent asks the extension that registered a renderer for a
+// custom message type (pi.registerMessageRenderer) for the message's lines
+// in the interactive terminal. Sent only by the terminal.
+type MessageRenderEvent struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Type       string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	CustomType string                 `protobuf:"bytes,2,opt,name=custom_type,json=customType,proto3" json:"custom_type,omitempty"`
+	// The custom message: role, customType, content, display, details.
+	Message *structpb.Struct `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// Whether the user expanded the conversation's output (Ctrl+O).
+	Expanded bool `protobuf:"varint,4,opt,name=expanded,proto3" json:"expanded,omitempty"`
+	// The width the lines are for, in columns.
+	Width         int32 `protobuf:"varint,5,opt,name=width,proto3" json:"width,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageRenderEvent) Reset() {
+	*x = MessageRenderEvent{}
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageRenderEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageRenderEvent) ProtoMessage() {}
+
+func (x *MessageRenderEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageRenderEvent.ProtoReflect.Descriptor instead.
+func (*MessageRenderEvent) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *MessageRenderEvent) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *MessageRenderEvent) GetCustomType() string {
+	if x != nil {
+		return x.CustomType
+	}
+	return ""
+}
+
+func (x *MessageRenderEvent) GetMessage() *structpb.Struct {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+func (x *MessageRenderEvent) GetExpanded() bool {
+	if x != nil {
+		return x.Expanded
+	}
+	return false
+}
+
+func (x *MessageRenderEvent) GetWidth() int32 {
+	if x != nil {
+		return x.Width
+	}
+	return 0
+}
+
+// MessageRenderResult is the rendered message: no lines (or no result)
+// means the message is drawn as usual.
+type MessageRenderResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Lines         []string               `protobuf:"bytes,1,rep,name=lines,proto3" json:"lines,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageRenderResult) Reset() {
+	*x = MessageRenderResult{}
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageRenderResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageRenderResult) ProtoMessage() {}
+
+func (x *MessageRenderResult) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageRenderResult.ProtoReflect.Descriptor instead.
+func (*MessageRenderResult) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *MessageRenderResult) GetLines() []string {
+	if x != nil {
+		return x.Lines
+	}
+	return nil
+}
+
 var file_atomic_plugin_v1_events_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MessageOptions)(nil),
@@ -4643,7 +4771,16 @@ const file_atomic_plugin_v1_events_proto_rawDesc = "" +
 	"\x0ethinking_level\x18\x02 \x01(\tH\x00R\rthinkingLevel\x88\x01\x01\x121\n" +
 	"\x05state\x18\x03 \x01(\v2\x16.google.protobuf.ValueH\x01R\x05state\x88\x01\x01:\x17\xd2\xf3\x18\x13virtual_model_routeB\x11\n" +
 	"\x0f_thinking_levelB\b\n" +
-	"\x06_state:7\n" +
+	"\x06_state\"\xc2\x01\n" +
+	"\x12MessageRenderEvent\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1f\n" +
+	"\vcustom_type\x18\x02 \x01(\tR\n" +
+	"customType\x121\n" +
+	"\amessage\x18\x03 \x01(\v2\x17.google.protobuf.StructR\amessage\x12\x1a\n" +
+	"\bexpanded\x18\x04 \x01(\bR\bexpanded\x12\x14\n" +
+	"\x05width\x18\x05 \x01(\x05R\x05width:\x12\xca\xf3\x18\x0emessage_render\"?\n" +
+	"\x13MessageRenderResult\x12\x14\n" +
+	"\x05lines\x18\x01 \x03(\tR\x05lines:\x12\xd2\xf3\x18\x0emessage_render:7\n" +
 	"\x05event\x12\x1f.google.protobuf.MessageOptions\x18\xb9\x8e\x03 \x03(\tR\x05event:9\n" +
 	"\x06result\x12\x1f.google.protobuf.MessageOptions\x18\xba\x8e\x03 \x03(\tR\x06result:5\n" +
 	"\x05shape\x12\x1d.google.protobuf.FieldOptions\x18Î\x03 \x01(\tR\x05shape:>\n" +
@@ -4665,7 +4802,7 @@ func file_atomic_plugin_v1_events_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_events_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
+var file_atomic_plugin_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_atomic_plugin_v1_events_proto_goTypes = []any{
 	(*ContentBlock)(nil),                // 0: atomic.plugin.v1.ContentBlock
 	(*CustomMessage)(nil),               // 1: atomic.plugin.v1.CustomMessage
@@ -4729,88 +4866,91 @@ var file_atomic_plugin_v1_events_proto_goTypes = []any{
 	(*VirtualModelRouteEvent)(nil),      // 59: atomic.plugin.v1.VirtualModelRouteEvent
 	(*ModelRef)(nil),                    // 60: atomic.plugin.v1.ModelRef
 	(*VirtualModelRouteResult)(nil),     // 61: atomic.plugin.v1.VirtualModelRouteResult
-	nil,                                 // 62: atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
-	(*structpb.Value)(nil),              // 63: google.protobuf.Value
-	(*structpb.Struct)(nil),             // 64: google.protobuf.Struct
-	(*descriptorpb.MessageOptions)(nil), // 65: google.protobuf.MessageOptions
-	(*descriptorpb.FieldOptions)(nil),   // 66: google.protobuf.FieldOptions
+	(*MessageRenderEvent)(nil),          // 62: atomic.plugin.v1.MessageRenderEvent
+	(*MessageRenderResult)(nil),         // 63: atomic.plugin.v1.MessageRenderResult
+	nil,                                 // 64: atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
+	(*structpb.Value)(nil),              // 65: google.protobuf.Value
+	(*structpb.Struct)(nil),             // 66: google.protobuf.Struct
+	(*descriptorpb.MessageOptions)(nil), // 67: google.protobuf.MessageOptions
+	(*descriptorpb.FieldOptions)(nil),   // 68: google.protobuf.FieldOptions
 }
 var file_atomic_plugin_v1_events_proto_depIdxs = []int32{
-	63, // 0: atomic.plugin.v1.CustomMessage.content:type_name -> google.protobuf.Value
-	63, // 1: atomic.plugin.v1.CustomMessage.details:type_name -> google.protobuf.Value
+	65, // 0: atomic.plugin.v1.CustomMessage.content:type_name -> google.protobuf.Value
+	65, // 1: atomic.plugin.v1.CustomMessage.details:type_name -> google.protobuf.Value
 	0,  // 2: atomic.plugin.v1.ToolOutput.content:type_name -> atomic.plugin.v1.ContentBlock
-	63, // 3: atomic.plugin.v1.ToolOutput.details:type_name -> google.protobuf.Value
-	64, // 4: atomic.plugin.v1.SessionBeforeCompactEvent.preparation:type_name -> google.protobuf.Struct
-	63, // 5: atomic.plugin.v1.CompactionSummary.details:type_name -> google.protobuf.Value
+	65, // 3: atomic.plugin.v1.ToolOutput.details:type_name -> google.protobuf.Value
+	66, // 4: atomic.plugin.v1.SessionBeforeCompactEvent.preparation:type_name -> google.protobuf.Struct
+	65, // 5: atomic.plugin.v1.CompactionSummary.details:type_name -> google.protobuf.Value
 	11, // 6: atomic.plugin.v1.SessionBeforeCompactResult.compaction:type_name -> atomic.plugin.v1.CompactionSummary
-	64, // 7: atomic.plugin.v1.SessionCompactEvent.parameters:type_name -> google.protobuf.Struct
-	64, // 8: atomic.plugin.v1.SessionCompactEvent.result:type_name -> google.protobuf.Struct
-	64, // 9: atomic.plugin.v1.SessionCompactEvent.compaction_entry:type_name -> google.protobuf.Struct
-	64, // 10: atomic.plugin.v1.TreePreparation.entries_to_summarize:type_name -> google.protobuf.Struct
+	66, // 7: atomic.plugin.v1.SessionCompactEvent.parameters:type_name -> google.protobuf.Struct
+	66, // 8: atomic.plugin.v1.SessionCompactEvent.result:type_name -> google.protobuf.Struct
+	66, // 9: atomic.plugin.v1.SessionCompactEvent.compaction_entry:type_name -> google.protobuf.Struct
+	66, // 10: atomic.plugin.v1.TreePreparation.entries_to_summarize:type_name -> google.protobuf.Struct
 	15, // 11: atomic.plugin.v1.SessionBeforeTreeEvent.preparation:type_name -> atomic.plugin.v1.TreePreparation
-	64, // 12: atomic.plugin.v1.TreeSummary.details:type_name -> google.protobuf.Struct
-	63, // 13: atomic.plugin.v1.TreeSummary.usage:type_name -> google.protobuf.Value
+	66, // 12: atomic.plugin.v1.TreeSummary.details:type_name -> google.protobuf.Struct
+	65, // 13: atomic.plugin.v1.TreeSummary.usage:type_name -> google.protobuf.Value
 	17, // 14: atomic.plugin.v1.SessionBeforeTreeResult.summary:type_name -> atomic.plugin.v1.TreeSummary
-	64, // 15: atomic.plugin.v1.SessionTreeEvent.summary_entry:type_name -> google.protobuf.Struct
+	66, // 15: atomic.plugin.v1.SessionTreeEvent.summary_entry:type_name -> google.protobuf.Struct
 	0,  // 16: atomic.plugin.v1.InputEvent.images:type_name -> atomic.plugin.v1.ContentBlock
 	0,  // 17: atomic.plugin.v1.InputResult.images:type_name -> atomic.plugin.v1.ContentBlock
 	0,  // 18: atomic.plugin.v1.BeforeAgentStartEvent.images:type_name -> atomic.plugin.v1.ContentBlock
-	64, // 19: atomic.plugin.v1.BeforeAgentStartEvent.system_prompt_options:type_name -> google.protobuf.Struct
+	66, // 19: atomic.plugin.v1.BeforeAgentStartEvent.system_prompt_options:type_name -> google.protobuf.Struct
 	1,  // 20: atomic.plugin.v1.BeforeAgentStartResult.message:type_name -> atomic.plugin.v1.CustomMessage
 	1,  // 21: atomic.plugin.v1.BeforeAgentStartResult.messages:type_name -> atomic.plugin.v1.CustomMessage
-	64, // 22: atomic.plugin.v1.BeforeAgentStartResult.system_prompt_options:type_name -> google.protobuf.Struct
-	64, // 23: atomic.plugin.v1.AgentEndEvent.messages:type_name -> google.protobuf.Struct
-	64, // 24: atomic.plugin.v1.AgentBeforeSettleEvent.entries:type_name -> google.protobuf.Struct
-	64, // 25: atomic.plugin.v1.AgentBeforeSettleEvent.context:type_name -> google.protobuf.Struct
-	64, // 26: atomic.plugin.v1.BoundaryResult.entries:type_name -> google.protobuf.Struct
-	64, // 27: atomic.plugin.v1.TurnEndEvent.message:type_name -> google.protobuf.Struct
-	64, // 28: atomic.plugin.v1.TurnEndEvent.tool_results:type_name -> google.protobuf.Struct
-	64, // 29: atomic.plugin.v1.TurnEndEvent.entries:type_name -> google.protobuf.Struct
-	64, // 30: atomic.plugin.v1.TurnEndEvent.context:type_name -> google.protobuf.Struct
-	64, // 31: atomic.plugin.v1.MessageEvent.message:type_name -> google.protobuf.Struct
-	64, // 32: atomic.plugin.v1.MessageEndResult.message:type_name -> google.protobuf.Struct
-	64, // 33: atomic.plugin.v1.MessageUpdateEvent.usage:type_name -> google.protobuf.Struct
-	64, // 34: atomic.plugin.v1.MessageUpdateEvent.assistant_message_event:type_name -> google.protobuf.Struct
-	64, // 35: atomic.plugin.v1.MessageUpdateEvent.message:type_name -> google.protobuf.Struct
-	64, // 36: atomic.plugin.v1.ContextEvent.messages:type_name -> google.protobuf.Struct
-	64, // 37: atomic.plugin.v1.ContextWithSystemEvent.messages:type_name -> google.protobuf.Struct
-	64, // 38: atomic.plugin.v1.ContextResult.messages:type_name -> google.protobuf.Struct
-	64, // 39: atomic.plugin.v1.ToolCallEvent.input:type_name -> google.protobuf.Struct
-	64, // 40: atomic.plugin.v1.ToolCallResult.input:type_name -> google.protobuf.Struct
-	64, // 41: atomic.plugin.v1.ToolResultEvent.input:type_name -> google.protobuf.Struct
+	66, // 22: atomic.plugin.v1.BeforeAgentStartResult.system_prompt_options:type_name -> google.protobuf.Struct
+	66, // 23: atomic.plugin.v1.AgentEndEvent.messages:type_name -> google.protobuf.Struct
+	66, // 24: atomic.plugin.v1.AgentBeforeSettleEvent.entries:type_name -> google.protobuf.Struct
+	66, // 25: atomic.plugin.v1.AgentBeforeSettleEvent.context:type_name -> google.protobuf.Struct
+	66, // 26: atomic.plugin.v1.BoundaryResult.entries:type_name -> google.protobuf.Struct
+	66, // 27: atomic.plugin.v1.TurnEndEvent.message:type_name -> google.protobuf.Struct
+	66, // 28: atomic.plugin.v1.TurnEndEvent.tool_results:type_name -> google.protobuf.Struct
+	66, // 29: atomic.plugin.v1.TurnEndEvent.entries:type_name -> google.protobuf.Struct
+	66, // 30: atomic.plugin.v1.TurnEndEvent.context:type_name -> google.protobuf.Struct
+	66, // 31: atomic.plugin.v1.MessageEvent.message:type_name -> google.protobuf.Struct
+	66, // 32: atomic.plugin.v1.MessageEndResult.message:type_name -> google.protobuf.Struct
+	66, // 33: atomic.plugin.v1.MessageUpdateEvent.usage:type_name -> google.protobuf.Struct
+	66, // 34: atomic.plugin.v1.MessageUpdateEvent.assistant_message_event:type_name -> google.protobuf.Struct
+	66, // 35: atomic.plugin.v1.MessageUpdateEvent.message:type_name -> google.protobuf.Struct
+	66, // 36: atomic.plugin.v1.ContextEvent.messages:type_name -> google.protobuf.Struct
+	66, // 37: atomic.plugin.v1.ContextWithSystemEvent.messages:type_name -> google.protobuf.Struct
+	66, // 38: atomic.plugin.v1.ContextResult.messages:type_name -> google.protobuf.Struct
+	66, // 39: atomic.plugin.v1.ToolCallEvent.input:type_name -> google.protobuf.Struct
+	66, // 40: atomic.plugin.v1.ToolCallResult.input:type_name -> google.protobuf.Struct
+	66, // 41: atomic.plugin.v1.ToolResultEvent.input:type_name -> google.protobuf.Struct
 	0,  // 42: atomic.plugin.v1.ToolResultEvent.content:type_name -> atomic.plugin.v1.ContentBlock
-	63, // 43: atomic.plugin.v1.ToolResultEvent.details:type_name -> google.protobuf.Value
+	65, // 43: atomic.plugin.v1.ToolResultEvent.details:type_name -> google.protobuf.Value
 	0,  // 44: atomic.plugin.v1.ToolResultPatch.content:type_name -> atomic.plugin.v1.ContentBlock
-	63, // 45: atomic.plugin.v1.ToolResultPatch.details:type_name -> google.protobuf.Value
-	64, // 46: atomic.plugin.v1.ToolExecutionStartEvent.args:type_name -> google.protobuf.Struct
-	64, // 47: atomic.plugin.v1.ToolExecutionUpdateEvent.args:type_name -> google.protobuf.Struct
+	65, // 45: atomic.plugin.v1.ToolResultPatch.details:type_name -> google.protobuf.Value
+	66, // 46: atomic.plugin.v1.ToolExecutionStartEvent.args:type_name -> google.protobuf.Struct
+	66, // 47: atomic.plugin.v1.ToolExecutionUpdateEvent.args:type_name -> google.protobuf.Struct
 	2,  // 48: atomic.plugin.v1.ToolExecutionUpdateEvent.partial_result:type_name -> atomic.plugin.v1.ToolOutput
 	2,  // 49: atomic.plugin.v1.ToolExecutionEndEvent.result:type_name -> atomic.plugin.v1.ToolOutput
 	45, // 50: atomic.plugin.v1.UserBashResult.result:type_name -> atomic.plugin.v1.BashResult
-	64, // 51: atomic.plugin.v1.ModelSelectEvent.model:type_name -> google.protobuf.Struct
-	64, // 52: atomic.plugin.v1.ModelSelectEvent.previous_model:type_name -> google.protobuf.Struct
-	64, // 53: atomic.plugin.v1.McpServersChangeEvent.servers:type_name -> google.protobuf.Struct
-	64, // 54: atomic.plugin.v1.BeforeProviderHeadersEvent.headers:type_name -> google.protobuf.Struct
-	64, // 55: atomic.plugin.v1.BeforeProviderHeadersResult.headers:type_name -> google.protobuf.Struct
-	63, // 56: atomic.plugin.v1.BeforeProviderRequestEvent.payload:type_name -> google.protobuf.Value
-	63, // 57: atomic.plugin.v1.BeforeProviderRequestResult.payload:type_name -> google.protobuf.Value
-	62, // 58: atomic.plugin.v1.AfterProviderResponseEvent.headers:type_name -> atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
-	63, // 59: atomic.plugin.v1.ProviderStreamEventPayload.data:type_name -> google.protobuf.Value
-	64, // 60: atomic.plugin.v1.VirtualModelRouteEvent.request:type_name -> google.protobuf.Struct
+	66, // 51: atomic.plugin.v1.ModelSelectEvent.model:type_name -> google.protobuf.Struct
+	66, // 52: atomic.plugin.v1.ModelSelectEvent.previous_model:type_name -> google.protobuf.Struct
+	66, // 53: atomic.plugin.v1.McpServersChangeEvent.servers:type_name -> google.protobuf.Struct
+	66, // 54: atomic.plugin.v1.BeforeProviderHeadersEvent.headers:type_name -> google.protobuf.Struct
+	66, // 55: atomic.plugin.v1.BeforeProviderHeadersResult.headers:type_name -> google.protobuf.Struct
+	65, // 56: atomic.plugin.v1.BeforeProviderRequestEvent.payload:type_name -> google.protobuf.Value
+	65, // 57: atomic.plugin.v1.BeforeProviderRequestResult.payload:type_name -> google.protobuf.Value
+	64, // 58: atomic.plugin.v1.AfterProviderResponseEvent.headers:type_name -> atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
+	65, // 59: atomic.plugin.v1.ProviderStreamEventPayload.data:type_name -> google.protobuf.Value
+	66, // 60: atomic.plugin.v1.VirtualModelRouteEvent.request:type_name -> google.protobuf.Struct
 	60, // 61: atomic.plugin.v1.VirtualModelRouteResult.model:type_name -> atomic.plugin.v1.ModelRef
-	63, // 62: atomic.plugin.v1.VirtualModelRouteResult.state:type_name -> google.protobuf.Value
-	65, // 63: atomic.plugin.v1.event:extendee -> google.protobuf.MessageOptions
-	65, // 64: atomic.plugin.v1.result:extendee -> google.protobuf.MessageOptions
-	66, // 65: atomic.plugin.v1.shape:extendee -> google.protobuf.FieldOptions
-	66, // 66: atomic.plugin.v1.omit_empty:extendee -> google.protobuf.FieldOptions
-	66, // 67: atomic.plugin.v1.nullable:extendee -> google.protobuf.FieldOptions
-	66, // 68: atomic.plugin.v1.truthy:extendee -> google.protobuf.FieldOptions
-	66, // 69: atomic.plugin.v1.presence:extendee -> google.protobuf.FieldOptions
-	70, // [70:70] is the sub-list for method output_type
-	70, // [70:70] is the sub-list for method input_type
-	70, // [70:70] is the sub-list for extension type_name
-	63, // [63:70] is the sub-list for extension extendee
-	0,  // [0:63] is the sub-list for field type_name
+	65, // 62: atomic.plugin.v1.VirtualModelRouteResult.state:type_name -> google.protobuf.Value
+	66, // 63: atomic.plugin.v1.MessageRenderEvent.message:type_name -> google.protobuf.Struct
+	67, // 64: atomic.plugin.v1.event:extendee -> google.protobuf.MessageOptions
+	67, // 65: atomic.plugin.v1.result:extendee -> google.protobuf.MessageOptions
+	68, // 66: atomic.plugin.v1.shape:extendee -> google.protobuf.FieldOptions
+	68, // 67: atomic.plugin.v1.omit_empty:extendee -> google.protobuf.FieldOptions
+	68, // 68: atomic.plugin.v1.nullable:extendee -> google.protobuf.FieldOptions
+	68, // 69: atomic.plugin.v1.truthy:extendee -> google.protobuf.FieldOptions
+	68, // 70: atomic.plugin.v1.presence:extendee -> google.protobuf.FieldOptions
+	71, // [71:71] is the sub-list for method output_type
+	71, // [71:71] is the sub-list for method input_type
+	71, // [71:71] is the sub-list for extension type_name
+	64, // [64:71] is the sub-list for extension extendee
+	0,  // [0:64] is the sub-list for field type_name
 }
 
 func init() { file_atomic_plugin_v1_events_proto_init() }
@@ -4860,7 +5000,7 @@ func file_atomic_plugin_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_events_proto_rawDesc), len(file_atomic_plugin_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   63,
+			NumMessages:   65,
 			NumExtensions: 7,
 			NumServices:   0,
 		},
