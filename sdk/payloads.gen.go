@@ -487,6 +487,32 @@ type MessageRenderResult struct {
 	Lines []string `json:"lines,omitempty"`
 }
 
+// ToolRenderEvent asks the extension that registered a tool with
+// renderCall or renderResult for the lines of its call and result in the
+// interactive terminal. Sent only by the terminal.
+type ToolRenderEvent struct {
+	ToolName   string `json:"toolName"`
+	ToolCallID string `json:"toolCallId"`
+	// The call's arguments.
+	Args map[string]any `json:"args"`
+	// The result ({content, details}) once the tool has finished.
+	Result  map[string]any `json:"result,omitempty"`
+	IsError bool           `json:"isError"`
+	// Whether the user expanded tool output (Ctrl+O).
+	Expanded bool `json:"expanded"`
+	// The width the lines are for, in columns.
+	Width int `json:"width"`
+}
+
+// ToolRenderResult is the tool's lines: a slot without lines is drawn as
+// usual.
+type ToolRenderResult struct {
+	// renderCall's lines (the tool's header).
+	Call []string `json:"call,omitempty"`
+	// renderResult's lines (its output).
+	Result []string `json:"result,omitempty"`
+}
+
 // Event names (every event of the schema).
 const (
 	EventAfterProviderResponse = "after_provider_response"
@@ -523,6 +549,7 @@ const (
 	EventToolExecutionEnd      = "tool_execution_end"
 	EventToolExecutionStart    = "tool_execution_start"
 	EventToolExecutionUpdate   = "tool_execution_update"
+	EventToolRender            = "tool_render"
 	EventToolResult            = "tool_result"
 	EventTurnEnd               = "turn_end"
 	EventTurnStart             = "turn_start"

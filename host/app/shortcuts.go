@@ -80,3 +80,48 @@ func (rt *Runtime) RenderMessage(ctx context.Context, customType string, message
 	}
 	return nil, false
 }
+
+// ToolRender is what an extension's renderCall and renderResult drew for
+// one tool call (a nil slot: drawn as usual).
+type ToolRender struct {
+	Call, Result []string
+}
+
+// ToolRenderInput is a tool call for RenderTool: Result is the tool's
+// result ({content, details}) once it finished, else nil.
+type ToolRenderInput struct {
+	ToolName, ToolCallID string
+	Args                 map[string]any
+	Result               map[string]any
+	IsError, Expanded    bool
+	Width                int
+}
+
+// RenderTool asks the extension of a tool with renderCall or renderResult
+// for its lines (the event tool_render); ok is false when none drew.
+func (rt *Runtime) RenderTool(ctx context.Context, in ToolRenderInput) (r ToolRender, ok bool) {
+	bus := rt.ext.bus
+	if bus == nil {
+		return r, false
+	}
+	rt.extReady()
+	if !bus.Has(hooks.ToolRender) {
+		return r, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, renderTimeout)
+	defer cancel()
+	ev := hooks.ToolRenderEvent{ToolName: in.ToolName, ToolCallID: in.ToolCallID, Args: in.Args, IsError: in.IsError, Expanded: in.Expanded, Width: in.Width}
+	if in.Args == nil {
+		ev.Args = map[string]any{}
+	}
+	if in.Result != nil {
+		ev.Result = in.Result
+	}
+	for _, raw := range bus.Call(ctx, hooks.ToolRender, ev) {
+		var res hooks.ToolRenderResult
+		if json.Unmarshal(raw, &res) == nil && (len(res.Call) > 0 || len(res.Result) > 0) {
+			return ToolRender{Call: res.Call, Result: res.Result}, true
+		}
+	}
+	return r, false
+}

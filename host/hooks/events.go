@@ -57,8 +57,9 @@ var Kinds = map[string]Kind{
 	AfterProviderResponse: Notify, ProviderStreamEvent: Notify,
 	VirtualModelRoute: First,
 	// The terminal asks the extension with a renderer for a custom
-	// message type for its lines (pi.registerMessageRenderer).
-	MessageRender: First,
+	// message type, and the extension of a tool with renderCall or
+	// renderResult, for their lines.
+	MessageRender: First, ToolRender: First,
 }
 
 // Event is one event on its way to subscribers. Payload is any value that

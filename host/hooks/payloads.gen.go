@@ -481,6 +481,32 @@ type MessageRenderResult struct {
 	Lines []string `json:"lines,omitempty"`
 }
 
+// ToolRenderEvent asks the extension that registered a tool with
+// renderCall or renderResult for the lines of its call and result in the
+// interactive terminal. Sent only by the terminal.
+type ToolRenderEvent struct {
+	ToolName   string `json:"toolName"`
+	ToolCallID string `json:"toolCallId"`
+	// The call's arguments.
+	Args any `json:"args"`
+	// The result ({content, details}) once the tool has finished.
+	Result  any  `json:"result,omitempty"`
+	IsError bool `json:"isError"`
+	// Whether the user expanded tool output (Ctrl+O).
+	Expanded bool `json:"expanded"`
+	// The width the lines are for, in columns.
+	Width int `json:"width"`
+}
+
+// ToolRenderResult is the tool's lines: a slot without lines is drawn as
+// usual.
+type ToolRenderResult struct {
+	// renderCall's lines (the tool's header).
+	Call []string `json:"call,omitempty"`
+	// renderResult's lines (its output).
+	Result []string `json:"result,omitempty"`
+}
+
 // Event names (every event of the schema).
 const (
 	AfterProviderResponse = "after_provider_response"
@@ -517,6 +543,7 @@ const (
 	ToolExecutionEnd      = "tool_execution_end"
 	ToolExecutionStart    = "tool_execution_start"
 	ToolExecutionUpdate   = "tool_execution_update"
+	ToolRender            = "tool_render"
 	ToolResult            = "tool_result"
 	TurnEnd               = "turn_end"
 	TurnStart             = "turn_start"
@@ -562,6 +589,7 @@ var PayloadTypes = map[string]string{
 	"tool_execution_end":      "ToolExecutionEndEvent",
 	"tool_execution_start":    "ToolExecutionStartEvent",
 	"tool_execution_update":   "ToolExecutionUpdateEvent",
+	"tool_render":             "ToolRenderEvent",
 	"tool_result":             "ToolResultEvent",
 	"turn_end":                "TurnEndEvent",
 	"turn_start":              "TurnStartEvent",
@@ -588,6 +616,7 @@ var ResultTypes = map[string]string{
 	"session_before_switch":   "SessionBeforeSwitchResult",
 	"session_before_tree":     "SessionBeforeTreeResult",
 	"tool_call":               "ToolCallResult",
+	"tool_render":             "ToolRenderResult",
 	"tool_result":             "ToolResultPatch",
 	"turn_end":                "BoundaryResult",
 	"user_bash":               "UserBashResult",

@@ -288,6 +288,9 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case customRenderedMsg:
 		m.rendered(msg)
 		return m, nil
+	case toolRenderedMsg:
+		m.toolRendered(msg)
+		return m, nil
 	case errMsg:
 		m.conv.fail("Error: " + msg.err.Error())
 		m.scroll = 0

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atomic-go/atomic/host/app"
 	"github.com/atomic-go/atomic/host/llm"
 )
 
@@ -53,14 +54,53 @@ func (b *block) customLines(w int) []string {
 	return out
 }
 
-// requestRenders asks the renderers for the custom messages not yet
-// rendered at the width and Ctrl+O state in effect.
+// A tool with renderCall or renderResult (pi's tool renderers) is drawn
+// the same way: the header as renderCall's lines once the arguments are
+// known, the output as renderResult's once the tool finished (its
+// partial output as usual), asked again per width and Ctrl+O state.
+
+// toolRender is a tool block's state with its extension's renderers.
+type toolRender struct {
+	asked        toolKey
+	call, result []string // nil: drawn as usual
+}
+
+type toolKey struct {
+	renderKey
+	asked, done bool
+}
+
+// toolRenderedMsg carries a tool's lines to the program.
+type toolRenderedMsg struct {
+	b   *block
+	key toolKey
+	r   app.ToolRender
+}
+
+// requestRenders asks the renderers for the custom messages and tool
+// calls not yet rendered at the width and Ctrl+O state in effect.
 func (m *model) requestRenders() tea.Cmd {
-	if len(m.conv.customs) == 0 {
+	if len(m.conv.customs) == 0 && len(m.conv.toolList) == 0 {
 		return nil
 	}
 	key := renderKey{width: max(m.width, 20), expanded: m.expandTools}
 	var cmds []tea.Cmd
+	for _, b := range m.conv.toolList {
+		tk := toolKey{renderKey: key, asked: true, done: b.done}
+		if b.args == nil || b.tr.asked == tk {
+			continue
+		}
+		b.tr.asked = tk
+		in := app.ToolRenderInput{ToolName: b.toolName, ToolCallID: b.toolID, Args: b.args, IsError: b.isError, Expanded: key.expanded, Width: key.width}
+		if b.done {
+			in.Result = map[string]any{"content": []any{map[string]any{"type": "text", "text": b.resultText}}, "details": b.details}
+		}
+		rt, ctx, b := m.rt, m.ctx, b
+		cmds = append(cmds, func() tea.Msg {
+			r, _ := rt.RenderTool(ctx, in)
+			return toolRenderedMsg{b: b, key: tk, r: r}
+		})
+	}
 	for _, b := range m.conv.customs {
 		cr := b.custom
 		if cr.asked == key {
@@ -90,5 +130,15 @@ func (m *model) rendered(r customRenderedMsg) {
 	} else if cr.asked == r.key {
 		cr.lines = nil
 	}
+	r.b.invalidate()
+}
+
+// toolRendered takes a tool's lines: the newest answer's slots, kept
+// until a newer answer comes.
+func (m *model) toolRendered(r toolRenderedMsg) {
+	if r.b.tr.asked != r.key {
+		return // a newer answer is on its way
+	}
+	r.b.tr.call, r.b.tr.result = r.r.Call, r.r.Result
 	r.b.invalidate()
 }

@@ -547,9 +547,8 @@ module.exports = function makeAPI(engine) {
       return undefined;
     };
     const lines = (component) => {
-      if (!component || typeof component.render !== "function") return undefined;
-      const out = component.render(Number(event.width) || 80);
-      return out && out.length ? { lines: Array.from(out, (l) => String(l)) } : undefined;
+      const out = componentLines(component, event.width);
+      return out ? { lines: out } : undefined;
     };
     try {
       const c = r(event.message, { expanded: !!event.expanded }, ctx.ui.theme);
@@ -557,6 +556,62 @@ module.exports = function makeAPI(engine) {
     } catch (e) {
       return fail(e);
     }
+  }
+  // componentLines renders a component (what a renderer returned) at
+  // width: its lines, or undefined for none.
+  function componentLines(component, width) {
+    if (!component || typeof component.render !== "function") return undefined;
+    const out = component.render(Number(width) || 80);
+    return out && out.length ? Array.from(out, (l) => String(l)) : undefined;
+  }
+  // renderTool answers tool_render for this extension's tools: the lines
+  // of renderCall and renderResult (after the tool finished) at the
+  // terminal's width; a slot that throws (a warning) or returns nothing
+  // is drawn as usual. context.state is kept per tool call.
+  const toolStates = new Map(); // toolCallId -> {state, last: {call, result}}
+  function renderTool(event, ctx) {
+    const t = tools.get(event.toolName);
+    if (!t || (typeof t.renderCall !== "function" && typeof t.renderResult !== "function")) return undefined;
+    let row = toolStates.get(event.toolCallId);
+    if (!row) {
+      if (toolStates.size >= 500) toolStates.delete(toolStates.keys().next().value);
+      toolStates.set(event.toolCallId, (row = { state: {}, last: {} }));
+    }
+    const done = event.result !== undefined && event.result !== null;
+    const theme = ctx.ui.theme;
+    const context = (slot) => ({
+      args: event.args || {},
+      state: row.state,
+      lastComponent: row.last[slot],
+      invalidate: () => {},
+      toolCallId: event.toolCallId,
+      cwd: ctx.cwd,
+      executionStarted: true,
+      argsComplete: true,
+      isPartial: !done,
+      expanded: !!event.expanded,
+      showImages: false,
+      isError: !!event.isError,
+      durationMs: undefined,
+      outputPad: 0,
+      keyText: () => "",
+      keyHint: (_id, description) => String(description || ""),
+    });
+    const out = {};
+    const slot = (name, fn, args) => {
+      if (typeof fn !== "function") return;
+      try {
+        const c = fn.apply(t, args);
+        row.last[name] = c;
+        const lines = componentLines(c, event.width);
+        if (lines) out[name] = lines;
+      } catch (e) {
+        log("warn", `${name === "call" ? "renderCall" : "renderResult"} of the tool ${event.toolName} failed: ${errText(e)}`);
+      }
+    };
+    slot("call", t.renderCall, [event.args || {}, theme, context("call")]);
+    if (done) slot("result", t.renderResult, [event.result, { expanded: !!event.expanded, isPartial: false }, theme, context("result")]);
+    return out.call || out.result ? out : undefined;
   }
   // registered tells the host what the extension registers now, when it
   // changes after loading (a tool registered from a handler or a command
@@ -607,6 +662,9 @@ module.exports = function makeAPI(engine) {
         throw new TypeError(`registerTool("${def.name}"): parameters must be a JSON Schema object (for example Type.Object({...}))`);
       }
       tools.set(def.name, def);
+      if ((typeof def.renderCall === "function" || typeof def.renderResult === "function") && !handlers.tool_render) {
+        handlers.tool_render = [renderTool];
+      }
       registered();
     },
     registerFlag(name, options) {
