@@ -77,6 +77,7 @@ type Extension struct {
 	tools    []*Tool
 	flags    []*Flag
 	provs    []Provider
+	keys     []*Shortcut
 	timeouts map[string]time.Duration
 	connect  []func(Host, ContextInfo)
 	served   atomic.Pointer[server] // set by Serve (see Update)
@@ -217,6 +218,18 @@ type Provider struct {
 // RegisterProvider adds a model provider (or changes one the agent has);
 // its models are in get_available_models once the extension has loaded.
 func (e *Extension) RegisterProvider(p Provider) { e.provs = append(e.provs, p) }
+
+// Shortcut is a key the interactive terminal binds to a handler (pi's
+// registerShortcut). Key is in pi's key syntax ("ctrl+shift+k").
+type Shortcut struct {
+	Key, Description string
+	// Run is called when the key is pressed.
+	Run func(ctx *Context) error
+}
+
+// RegisterShortcut binds a key in the interactive terminal (the other
+// modes never run it).
+func (e *Extension) RegisterShortcut(s Shortcut) { e.keys = append(e.keys, &s) }
 
 // RegisterFlag adds a command-line flag; Context.Flag reads its value.
 func (e *Extension) RegisterFlag(f Flag) {

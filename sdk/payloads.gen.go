@@ -468,6 +468,51 @@ type VirtualModelRouteResult struct {
 	State any `json:"state,omitempty"`
 }
 
+// MessageRenderEvent asks the extension that registered a renderer for a
+// custom message type (pi.registerMessageRenderer) for the message's lines
+// in the interactive terminal. Sent only by the terminal.
+type MessageRenderEvent struct {
+	CustomType string `json:"customType"`
+	// The custom message: role, customType, content, display, details.
+	Message map[string]any `json:"message"`
+	// Whether the user expanded the conversation's output (Ctrl+O).
+	Expanded bool `json:"expanded"`
+	// The width the lines are for, in columns.
+	Width int `json:"width"`
+}
+
+// MessageRenderResult is the rendered message: no lines (or no result)
+// means the message is drawn as usual.
+type MessageRenderResult struct {
+	Lines []string `json:"lines,omitempty"`
+}
+
+// ToolRenderEvent asks the extension that registered a tool with
+// renderCall or renderResult for the lines of its call and result in the
+// interactive terminal. Sent only by the terminal.
+type ToolRenderEvent struct {
+	ToolName   string `json:"toolName"`
+	ToolCallID string `json:"toolCallId"`
+	// The call's arguments.
+	Args map[string]any `json:"args"`
+	// The result ({content, details}) once the tool has finished.
+	Result  map[string]any `json:"result,omitempty"`
+	IsError bool           `json:"isError"`
+	// Whether the user expanded tool output (Ctrl+O).
+	Expanded bool `json:"expanded"`
+	// The width the lines are for, in columns.
+	Width int `json:"width"`
+}
+
+// ToolRenderResult is the tool's lines: a slot without lines is drawn as
+// usual.
+type ToolRenderResult struct {
+	// renderCall's lines (the tool's header).
+	Call []string `json:"call,omitempty"`
+	// renderResult's lines (its output).
+	Result []string `json:"result,omitempty"`
+}
+
 // Event names (every event of the schema).
 const (
 	EventAfterProviderResponse = "after_provider_response"
@@ -483,6 +528,7 @@ const (
 	EventInput                 = "input"
 	EventMCPServersChange      = "mcp_servers_change"
 	EventMessageEnd            = "message_end"
+	EventMessageRender         = "message_render"
 	EventMessageStart          = "message_start"
 	EventMessageUpdate         = "message_update"
 	EventModelSelect           = "model_select"
@@ -503,6 +549,7 @@ const (
 	EventToolExecutionEnd      = "tool_execution_end"
 	EventToolExecutionStart    = "tool_execution_start"
 	EventToolExecutionUpdate   = "tool_execution_update"
+	EventToolRender            = "tool_render"
 	EventToolResult            = "tool_result"
 	EventTurnEnd               = "turn_end"
 	EventTurnStart             = "turn_start"

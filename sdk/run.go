@@ -53,6 +53,25 @@ func (e *Extension) RunCommand(ctx *Context, name, args string) (err error) {
 	return c.Run(ctx, args)
 }
 
+// RunShortcut runs the handler of the shortcut registered as key.
+func (e *Extension) RunShortcut(ctx *Context, key string) (err error) {
+	var k *Shortcut
+	for _, s := range e.keys {
+		if s.Key == key {
+			k = s
+		}
+	}
+	if k == nil || k.Run == nil {
+		return fmt.Errorf("unknown shortcut %q", key)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("shortcut %s panicked: %v\n%s", key, r, debug.Stack())
+		}
+	}()
+	return k.Run(ctx)
+}
+
 // Complete returns a command's argument completions; none is true when the
 // command offers no completions.
 func (e *Extension) Complete(ctx *Context, name, prefix string) (items []Completion, none bool, err error) {

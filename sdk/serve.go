@@ -153,6 +153,9 @@ func describeProto(ext *Extension) *pb.DescribeResponse {
 	for _, p := range ext.provs {
 		resp.Providers = append(resp.Providers, &pb.ProviderSpec{Name: p.Name, ConfigJson: p.Config, VirtualModelsJson: p.VirtualModels, Streams: p.Stream != nil})
 	}
+	for _, k := range ext.keys {
+		resp.Shortcuts = append(resp.Shortcuts, &pb.ShortcutSpec{Key: k.Key, Description: k.Description})
+	}
 	resp.HandlerCounts = map[string]uint32{}
 	for ev, hs := range ext.handlers {
 		resp.HandlerCounts[ev] = uint32(len(hs))
@@ -253,7 +256,11 @@ func (s *server) HandleEvents(ctx context.Context, req *pb.HandleEventsRequest) 
 }
 
 func (s *server) RunCommand(ctx context.Context, req *pb.RunCommandRequest) (*pb.RunCommandResponse, error) {
-	if err := s.current().RunCommand(s.context(ctx, req.Context), req.Name, req.Args); err != nil {
+	run := s.current().RunCommand
+	if req.Shortcut {
+		run = func(c *Context, key, _ string) error { return s.current().RunShortcut(c, key) }
+	}
+	if err := run(s.context(ctx, req.Context), req.Name, req.Args); err != nil {
 		return &pb.RunCommandResponse{Error: err.Error()}, nil
 	}
 	return &pb.RunCommandResponse{}, nil

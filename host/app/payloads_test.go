@@ -188,6 +188,8 @@ func TestHostPayloadsMatchTheSchema(t *testing.T) {
 		hooks.SessionBeforeTree:    `{"summary":{"summary":"summed up"},"label":"moved"}`,
 		hooks.VirtualModelRoute:    `{"model":{"provider":"nowhere","id":"none"},"thinkingLevel":"low"}`,
 		hooks.ResourcesDiscover:    `{"skillPaths":[],"promptPaths":[]}`,
+		hooks.MessageRender:        `{"lines":["drawn"]}`,
+		hooks.ToolRender:           `{"call":["called"],"result":["finished"]}`,
 	}}
 	for name, answer := range rec.answers {
 		if err := checkSchema(results[name], []byte(answer)); err != nil {
@@ -277,6 +279,17 @@ func TestHostPayloadsMatchTheSchema(t *testing.T) {
 	if err := rt.routeVirtual(context.Background(), &llm.Request{Model: vm, Messages: []llm.Message{llm.UserText("route me")}}, nil); err == nil ||
 		!strings.Contains(err.Error(), "catalogue does not have") {
 		t.Fatalf("route: %v", err)
+	}
+	// A custom message drawn by the terminal's renderer.
+	if lines, ok := rt.RenderMessage(context.Background(), "box", map[string]any{"role": "custom", "customType": "box", "content": "hi", "display": true}, false, 80); !ok ||
+		len(lines) != 1 || lines[0] != "drawn" {
+		t.Fatalf("render: %v %v", lines, ok)
+	}
+	// A tool drawn by its renderCall and renderResult.
+	if r, ok := rt.RenderTool(context.Background(), ToolRenderInput{ToolName: "weather", ToolCallID: "c1", Args: map[string]any{"city": "Paris"},
+		Result: map[string]any{"content": []any{map[string]any{"type": "text", "text": "sunny"}}, "details": map[string]any{"temp": 21}}, Width: 80}); !ok ||
+		len(r.Call) != 1 || len(r.Result) != 1 {
+		t.Fatalf("tool render: %+v %v", r, ok)
 	}
 	for _, name := range []string{hooks.ThinkingLevelSelect, hooks.ModelSelect, hooks.SessionInfoChanged, hooks.SessionTree,
 		hooks.SessionStart, hooks.AgentSettled, hooks.SessionCompactFailed, hooks.UIPromptEnd, hooks.MCPServersChange} {

@@ -220,6 +220,21 @@ type ProviderRegistrar interface {
 	Providers() []ProviderSpec
 }
 
+// ShortcutSpec is a key an extension binds (pi.registerShortcut): Key in
+// pi's key syntax ("ctrl+shift+k"), as the extension wrote it.
+type ShortcutSpec struct {
+	Key, Description string
+}
+
+// ShortcutRunner is implemented by extensions that can register keyboard
+// shortcuts; only the interactive terminal binds them.
+type ShortcutRunner interface {
+	Shortcuts() []ShortcutSpec
+	// RunShortcut runs the handler of the shortcut registered as key, with
+	// a command's context (no deadline besides ctx).
+	RunShortcut(ctx context.Context, key string) error
+}
+
 // Wrapper is implemented by an extension that wraps another (to name its
 // runtime, say): optional interfaces of the inner one are found through
 // Unwrap (see As).

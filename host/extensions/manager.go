@@ -489,6 +489,30 @@ func (m *Manager) ProviderStream(provider string) (ProviderStreamer, string, boo
 	return found, path, found != nil
 }
 
+// ShortcutRef is a keyboard shortcut and the extension that registered
+// it.
+type ShortcutRef struct {
+	Spec ShortcutSpec
+	Path string
+	Ext  ShortcutRunner
+}
+
+// Shortcuts lists the shortcuts every extension registered, in load order
+// (an extension that registers none, or cannot, adds nothing).
+func (m *Manager) Shortcuts() []ShortcutRef {
+	var out []ShortcutRef
+	for _, l := range m.snapshot() {
+		r, ok := As[ShortcutRunner](l.ext)
+		if !ok {
+			continue
+		}
+		for _, s := range r.Shortcuts() {
+			out = append(out, ShortcutRef{Spec: s, Path: l.spec.Path, Ext: r})
+		}
+	}
+	return out
+}
+
 // Close takes every extension off the bus, stops them (in parallel) and
 // waits for them.
 func (m *Manager) Close() {

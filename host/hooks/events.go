@@ -56,6 +56,10 @@ var Kinds = map[string]Kind{
 	BeforeProviderHeaders: Chain, BeforeProviderRequest: Chain,
 	AfterProviderResponse: Notify, ProviderStreamEvent: Notify,
 	VirtualModelRoute: First,
+	// The terminal asks the extension with a renderer for a custom
+	// message type, and the extension of a tool with renderCall or
+	// renderResult, for their lines.
+	MessageRender: First, ToolRender: First,
 }
 
 // Event is one event on its way to subscribers. Payload is any value that

@@ -462,6 +462,51 @@ type VirtualModelRouteResult struct {
 	State json.RawMessage `json:"state,omitempty"`
 }
 
+// MessageRenderEvent asks the extension that registered a renderer for a
+// custom message type (pi.registerMessageRenderer) for the message's lines
+// in the interactive terminal. Sent only by the terminal.
+type MessageRenderEvent struct {
+	CustomType string `json:"customType"`
+	// The custom message: role, customType, content, display, details.
+	Message any `json:"message"`
+	// Whether the user expanded the conversation's output (Ctrl+O).
+	Expanded bool `json:"expanded"`
+	// The width the lines are for, in columns.
+	Width int `json:"width"`
+}
+
+// MessageRenderResult is the rendered message: no lines (or no result)
+// means the message is drawn as usual.
+type MessageRenderResult struct {
+	Lines []string `json:"lines,omitempty"`
+}
+
+// ToolRenderEvent asks the extension that registered a tool with
+// renderCall or renderResult for the lines of its call and result in the
+// interactive terminal. Sent only by the terminal.
+type ToolRenderEvent struct {
+	ToolName   string `json:"toolName"`
+	ToolCallID string `json:"toolCallId"`
+	// The call's arguments.
+	Args any `json:"args"`
+	// The result ({content, details}) once the tool has finished.
+	Result  any  `json:"result,omitempty"`
+	IsError bool `json:"isError"`
+	// Whether the user expanded tool output (Ctrl+O).
+	Expanded bool `json:"expanded"`
+	// The width the lines are for, in columns.
+	Width int `json:"width"`
+}
+
+// ToolRenderResult is the tool's lines: a slot without lines is drawn as
+// usual.
+type ToolRenderResult struct {
+	// renderCall's lines (the tool's header).
+	Call []string `json:"call,omitempty"`
+	// renderResult's lines (its output).
+	Result []string `json:"result,omitempty"`
+}
+
 // Event names (every event of the schema).
 const (
 	AfterProviderResponse = "after_provider_response"
@@ -477,6 +522,7 @@ const (
 	Input                 = "input"
 	MCPServersChange      = "mcp_servers_change"
 	MessageEnd            = "message_end"
+	MessageRender         = "message_render"
 	MessageStart          = "message_start"
 	MessageUpdate         = "message_update"
 	ModelSelect           = "model_select"
@@ -497,6 +543,7 @@ const (
 	ToolExecutionEnd      = "tool_execution_end"
 	ToolExecutionStart    = "tool_execution_start"
 	ToolExecutionUpdate   = "tool_execution_update"
+	ToolRender            = "tool_render"
 	ToolResult            = "tool_result"
 	TurnEnd               = "turn_end"
 	TurnStart             = "turn_start"
@@ -521,6 +568,7 @@ var PayloadTypes = map[string]string{
 	"input":                   "InputEvent",
 	"mcp_servers_change":      "McpServersChangeEvent",
 	"message_end":             "MessageEvent",
+	"message_render":          "MessageRenderEvent",
 	"message_start":           "MessageEvent",
 	"message_update":          "MessageUpdateEvent",
 	"model_select":            "ModelSelectEvent",
@@ -541,6 +589,7 @@ var PayloadTypes = map[string]string{
 	"tool_execution_end":      "ToolExecutionEndEvent",
 	"tool_execution_start":    "ToolExecutionStartEvent",
 	"tool_execution_update":   "ToolExecutionUpdateEvent",
+	"tool_render":             "ToolRenderEvent",
 	"tool_result":             "ToolResultEvent",
 	"turn_end":                "TurnEndEvent",
 	"turn_start":              "TurnStartEvent",
@@ -560,12 +609,14 @@ var ResultTypes = map[string]string{
 	"context_with_system":     "ContextResult",
 	"input":                   "InputResult",
 	"message_end":             "MessageEndResult",
+	"message_render":          "MessageRenderResult",
 	"resources_discover":      "ResourcesDiscoverResult",
 	"session_before_compact":  "SessionBeforeCompactResult",
 	"session_before_fork":     "SessionBeforeForkResult",
 	"session_before_switch":   "SessionBeforeSwitchResult",
 	"session_before_tree":     "SessionBeforeTreeResult",
 	"tool_call":               "ToolCallResult",
+	"tool_render":             "ToolRenderResult",
 	"tool_result":             "ToolResultPatch",
 	"turn_end":                "BoundaryResult",
 	"user_bash":               "UserBashResult",

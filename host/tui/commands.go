@@ -224,8 +224,8 @@ func cmdExport(m *model, file string) tea.Cmd {
 	}
 }
 
-// cmdHotkeys lists the actions' keys (as keybindings.json set them)
-// and the built-in commands.
+// cmdHotkeys lists the actions' keys (as keybindings.json set them), the
+// built-in commands and, last as in pi, the extensions' shortcuts.
 func cmdHotkeys(m *model, _ string) tea.Cmd {
 	var b strings.Builder
 	for _, group := range []struct{ title, prefix string }{{"Keys:", "app."}, {"Editor and lists:", "tui."}} {
@@ -240,6 +240,16 @@ func cmdHotkeys(m *model, _ string) tea.Cmd {
 	b.WriteString("Commands:")
 	for _, c := range builtins {
 		fmt.Fprintf(&b, "\n  /%-25s %s", strings.TrimSpace(c.name+" "+c.args), c.desc)
+	}
+	if len(m.shortcuts) > 0 {
+		b.WriteString("\nExtensions:")
+		for _, sc := range m.shortcuts {
+			d := sc.spec.Description
+			if d == "" {
+				d = sc.spec.Path
+			}
+			fmt.Fprintf(&b, "\n  %-26s %s", sc.key, d)
+		}
 	}
 	s := b.String()
 	return func() tea.Msg { return infoMsg(s) }

@@ -16,8 +16,9 @@ const (
 	kindUser = iota
 	kindAssistant
 	kindTool
-	kindInfo  // a dim line: compaction, retries, command output
-	kindError // a red line
+	kindInfo   // a dim line: compaction, retries, command output
+	kindError  // a red line
+	kindCustom // a custom message with a type (msgrender.go)
 )
 
 // part is one text or thinking block of an assistant message, in the
@@ -44,6 +45,14 @@ type block struct {
 	output           string
 	done, isError    bool
 
+	// custom: a custom message's renderer state (kindCustom); tr: a
+	// tool's renderCall/renderResult state, details and resultText its
+	// result as the tool gave it (kindTool)
+	custom     *customRender
+	tr         toolRender
+	details    any
+	resultText string
+
 	lines []string
 	width int
 	dirty bool
@@ -53,8 +62,10 @@ func (b *block) invalidate() { b.dirty = true }
 
 // conversation is the list of blocks.
 type conversation struct {
-	blocks []*block
-	tools  map[string]*block // by tool call id
+	blocks   []*block
+	tools    map[string]*block // by tool call id
+	customs  []*block          // the custom messages with a type, in order
+	toolList []*block          // the tool calls, in order
 }
 
 func newConversation() *conversation {
@@ -71,7 +82,7 @@ func (c *conversation) info(text string) { c.add(&block{kind: kindInfo, text: te
 func (c *conversation) fail(text string) { c.add(&block{kind: kindError, text: text}) }
 
 func (c *conversation) clear() {
-	c.blocks = nil
+	c.blocks, c.customs, c.toolList = nil, nil, nil
 	c.tools = map[string]*block{}
 }
 
@@ -91,6 +102,7 @@ func (c *conversation) tool(id, name string) *block {
 	}
 	b := c.add(&block{kind: kindTool, toolID: id, toolName: name})
 	c.tools[id] = b
+	c.toolList = append(c.toolList, b)
 	return b
 }
 
@@ -144,6 +156,10 @@ func (c *conversation) addMessage(m llm.Message) {
 			c.info(what + ": " + s)
 		}
 	case llm.RoleCustom:
+		if m.Display && m.CustomType != "" {
+			c.addCustom(m)
+			return
+		}
 		if m.Display {
 			if t := m.Text(); t != "" {
 				c.info(t)
@@ -209,6 +225,10 @@ func (b *block) render(v view) []string {
 		wrap(b.text, styleDim)
 	case kindError:
 		wrap(b.text, styleError)
+	case kindCustom:
+		if out = b.customLines(w); out == nil && b.text != "" {
+			wrap(b.text, styleDim)
+		}
 	case kindAssistant:
 		idx := make([]int, 0, len(b.parts))
 		for i := range b.parts {
@@ -253,8 +273,27 @@ func (b *block) toolLines(v view, w int) []string {
 			mark = styleError.Render("●")
 		}
 	}
-	head := mark + " " + styleToolHead.Render(b.toolName) + " " + toolSummary(b.toolName, b.args, b.argsRaw.String())
-	out := strings.Split(lipgloss.Wrap(head, w, ""), "\n")
+	var out []string
+	if call := b.tr.call; call != nil {
+		// The extension's renderCall, after the status mark.
+		for i, l := range call {
+			if i == 0 {
+				out = append(out, truncateWidth(mark+" "+l, w))
+			} else {
+				out = append(out, truncateWidth("  "+l, w))
+			}
+		}
+	} else {
+		head := mark + " " + styleToolHead.Render(b.toolName) + " " + toolSummary(b.toolName, b.args, b.argsRaw.String())
+		out = strings.Split(lipgloss.Wrap(head, w, ""), "\n")
+	}
+	if res := b.tr.result; res != nil && b.done {
+		// The extension's renderResult.
+		for _, l := range res {
+			out = append(out, truncateWidth("  "+l, w))
+		}
+		return out
+	}
 	text := strings.TrimRight(b.output, "\n")
 	if text == "" {
 		return out
@@ -298,6 +337,7 @@ func (b *block) toolLines(v view, w int) []string {
 // details.diff) rather than its message.
 func (b *block) finish(text string, details any, isError bool) {
 	b.output, b.done, b.isError = text, true, isError
+	b.details, b.resultText = details, text
 	if b.toolName == "edit" && !isError && details != nil {
 		var d struct {
 			Diff string `json:"diff"`

@@ -39,6 +39,10 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return c
 	}
+	// Extensions' shortcuts come first, as in pi's editor.
+	if c, ok := m.runShortcut(msg); ok {
+		return c
+	}
 	comp := m.completions()
 	if len(comp) > 0 {
 		sel := min(m.compSel, len(comp)-1)

@@ -56,27 +56,37 @@ export default function (pi) {
 }
 `
 
+// engines are the script engines with what their settings entry adds:
+// goja in the agent, goja isolated in a child, Node.
+var engines = []struct{ name, entry string }{
+	{"goja", ``},
+	{"isolated", `, "isolation": "process"`},
+	{"node", `, "runtime": "node"`},
+}
+
+// startWithExtension starts the terminal with the extension src (written
+// as file) in the engine of entry, on the faux script.
+func startWithExtension(t *testing.T, entry, file, src string, script []map[string]any) *screen {
+	t.Helper()
+	ext := filepath.Join(t.TempDir(), file)
+	if err := os.WriteFile(ext, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return startScreen(t, e2e.Options{
+		AgentFiles: map[string]string{"settings.json": fmt.Sprintf(`{"extensions": [{"path": %q%s}]}`, ext, entry)},
+		Script:     script,
+	})
+}
+
 // The working message, header and footer in each engine: goja in the
 // agent, goja isolated in a child, Node.
 func TestExtensionWorkingMessageHeaderFooter(t *testing.T) {
-	for _, engine := range []struct{ name, entry string }{
-		{"goja", ``},
-		{"isolated", `, "isolation": "process"`},
-		{"node", `, "runtime": "node"`},
-	} {
+	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			ext := filepath.Join(dir, "chrome.js")
-			if err := os.WriteFile(ext, []byte(chromeExtension), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			s := startScreen(t, e2e.Options{
-				AgentFiles: map[string]string{"settings.json": fmt.Sprintf(`{"extensions": [{"path": %q%s}]}`, ext, engine.entry)},
-				Script: []map[string]any{
-					{"text": strings.Repeat("slow ", 40), "chunks": 40, "delayMs": 50},
-					{"text": "second answer", "chunks": 10, "delayMs": 50},
-				},
+			s := startWithExtension(t, engine.entry, "chrome.js", chromeExtension, []map[string]any{
+				{"text": strings.Repeat("slow ", 40), "chunks": 40, "delayMs": 50},
+				{"text": "second answer", "chunks": 10, "delayMs": 50},
 			})
 			// The header is the conversation's first lines, rendered at 80
 			// columns.

@@ -125,7 +125,11 @@ type model struct {
 	matchFor   time.Time
 	dialogs    []*dialog
 	commands   []app.SlashCommand
-	compSel    int
+	// shortcuts are the extensions' keys (shortcuts.go), shortcutWarned
+	// the warnings about them already shown.
+	shortcuts      []shortcut
+	shortcutWarned map[string]bool
+	compSel        int
 	// compClosed hides the / list (Esc) until the editor's text changes.
 	compClosed bool
 
@@ -168,8 +172,9 @@ func newModel(ctx context.Context, rt runtime, p *pump, opts Options) *model {
 	m := &model{
 		rt: rt, pump: p, ctx: ctx, first: opts.Prompts, resumeFirst: opts.Resume, width: 80, height: 24,
 		conv: newConversation(), editor: newEditor(km), keys: km, agentDir: opts.AgentDir, statuses: map[string]string{},
-		hist: loadHistory(historyFile(opts.AgentDir, rt.Cwd())),
-		cwd:  rt.Cwd(), themes: themes, themeSetting: opts.Theme, bgDark: true, noColor: os.Getenv("NO_COLOR") != "",
+		shortcutWarned: map[string]bool{},
+		hist:           loadHistory(historyFile(opts.AgentDir, rt.Cwd())),
+		cwd:            rt.Cwd(), themes: themes, themeSetting: opts.Theme, bgDark: true, noColor: os.Getenv("NO_COLOR") != "",
 		showThinking: !opts.HideThinking, trustDefault: opts.ProjectTrustDefault,
 	}
 	m.useTheme() // a theme not found yet may come from a package (addThemeFiles)
@@ -216,7 +221,7 @@ func (m *model) refreshFooter() tea.Cmd {
 
 func (m *model) loadCommands() tea.Cmd {
 	rt := m.rt
-	return func() tea.Msg { return commandsMsg(rt.StartedCommands()) }
+	return tea.Batch(func() tea.Msg { return commandsMsg(rt.StartedCommands()) }, m.loadShortcuts())
 }
 
 func (m *model) submit(in app.PromptInput) tea.Cmd {
@@ -242,7 +247,17 @@ func submitNow(rt runtime, in app.PromptInput) error {
 	return nil
 }
 
+// Update applies msg, then asks the extensions' renderers for the custom
+// messages it added or whose width or Ctrl+O state it changed.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, c := m.update(msg)
+	if r := m.requestRenders(); r != nil {
+		c = tea.Batch(c, r)
+	}
+	return m, c
+}
+
+func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -266,6 +281,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case commandsMsg:
 		m.commands = msg
+		return m, nil
+	case shortcutsMsg:
+		m.setShortcuts(msg)
+		return m, nil
+	case customRenderedMsg:
+		m.rendered(msg)
+		return m, nil
+	case toolRenderedMsg:
+		m.toolRendered(msg)
 		return m, nil
 	case errMsg:
 		m.conv.fail("Error: " + msg.err.Error())

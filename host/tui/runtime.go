@@ -45,6 +45,10 @@ type runtime interface {
 
 	// Commands and sessions.
 	StartedCommands() []app.SlashCommand
+	Shortcuts() []app.ExtensionShortcut
+	RunShortcut(path, key string) bool
+	RenderMessage(ctx context.Context, customType string, message map[string]any, expanded bool, width int) ([]string, bool)
+	RenderTool(ctx context.Context, in app.ToolRenderInput) (app.ToolRender, bool)
 	NewSession(parentSession string) (cancelled bool, err error)
 	SwitchSession(path string) (cancelled bool, err error)
 	ListSessions(scope string) ([]session.Info, error)

@@ -215,6 +215,21 @@ func hasCapability(d *pb.DescribeResponse, c string) bool {
 
 // RunCommand implements extensions.Extension.
 func (p *Plugin) RunCommand(ctx context.Context, name, args string) error {
+	return p.runCommand(ctx, &pb.RunCommandRequest{Name: name, Args: args})
+}
+
+// Shortcuts implements extensions.ShortcutRunner.
+func (p *Plugin) Shortcuts() []extensions.ShortcutSpec {
+	return hostsvc.ShortcutSpecs(p.description())
+}
+
+// RunShortcut implements extensions.ShortcutRunner: RunCommand with
+// shortcut set.
+func (p *Plugin) RunShortcut(ctx context.Context, key string) error {
+	return p.runCommand(ctx, &pb.RunCommandRequest{Name: key, Shortcut: true})
+}
+
+func (p *Plugin) runCommand(ctx context.Context, req *pb.RunCommandRequest) error {
 	in, err := p.ensure(ctx)
 	if err != nil {
 		return err
@@ -223,7 +238,8 @@ func (p *Plugin) RunCommand(ctx context.Context, name, args string) error {
 	defer done()
 	cctx, cancel := callContext(ctx, in)
 	defer cancel()
-	resp, err := in.pc.RunCommand(cctx, &pb.RunCommandRequest{Name: name, Args: args, Context: p.handlerContext(id)})
+	req.Context = p.handlerContext(id)
+	resp, err := in.pc.RunCommand(cctx, req)
 	if err != nil {
 		return p.callError(in, err)
 	}

@@ -554,7 +554,7 @@ func (p *Plugin) updateRegistrations(d *pb.DescribeResponse) error {
 		Name: old.Name, Version: old.Version, ProtocolVersion: old.ProtocolVersion, Capabilities: old.Capabilities,
 		TimeoutsMs: old.TimeoutsMs,
 		Events:     d.Events, Commands: d.Commands, Tools: d.Tools, Flags: d.Flags, HandlerCounts: d.HandlerCounts,
-		Providers: d.Providers,
+		Providers: d.Providers, Shortcuts: d.Shortcuts,
 	}
 	return nil
 }

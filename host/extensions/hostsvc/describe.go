@@ -36,6 +36,15 @@ func ProviderSpecs(d *pb.DescribeResponse) []extensions.ProviderSpec {
 	return out
 }
 
+// ShortcutSpecs are the description's keyboard shortcuts.
+func ShortcutSpecs(d *pb.DescribeResponse) []extensions.ShortcutSpec {
+	var out []extensions.ShortcutSpec
+	for _, s := range d.GetShortcuts() {
+		out = append(out, extensions.ShortcutSpec{Key: s.Key, Description: s.Description})
+	}
+	return out
+}
+
 func rawOrNil(b []byte) json.RawMessage {
 	if len(b) == 0 {
 		return nil

@@ -157,7 +157,7 @@ func (s *Script) sdkExtension() *sdk.Extension {
 	for _, cmd := range s.Commands() {
 		name := cmd.Name
 		c := sdk.Command{Name: name, Description: cmd.Description, Run: func(c *sdk.Context, args string) error {
-			return s.runCommand(c, newSDKHost(c), name, args)
+			return s.runCommand(c, newSDKHost(c), name, args, false)
 		}}
 		if cmd.HasCompletions {
 			c.Complete = func(c *sdk.Context, prefix string) ([]sdk.Completion, error) {
@@ -204,6 +204,12 @@ func (s *Script) sdkExtension() *sdk.Extension {
 			}
 		}
 		ext.RegisterProvider(sp)
+	}
+	for _, k := range s.Shortcuts() {
+		key := k.Key
+		ext.RegisterShortcut(sdk.Shortcut{Key: key, Description: k.Description, Run: func(c *sdk.Context) error {
+			return s.runCommand(c, newSDKHost(c), key, "", true)
+		}})
 	}
 	return ext
 }

@@ -218,6 +218,7 @@ func (s *Script) setRegistrations(d *pb.DescribeResponse) error {
 		flags = append(flags, extensions.FlagSpec{Name: f.Name, Description: f.Description, Type: f.Type, Default: f.DefaultValue})
 	}
 	providers := hostsvc.ProviderSpecs(d)
+	shortcuts := hostsvc.ShortcutSpecs(d)
 	counts := map[string]int{}
 	for e, n := range d.HandlerCounts {
 		counts[e] = int(n)
@@ -237,7 +238,7 @@ func (s *Script) setRegistrations(d *pb.DescribeResponse) error {
 		}
 		s.events = append(s.events, e)
 	}
-	s.handlerCounts, s.commands, s.tools, s.flags, s.providers = counts, commands, tools, flags, providers
+	s.handlerCounts, s.commands, s.tools, s.flags, s.providers, s.shortcuts = counts, commands, tools, flags, providers, shortcuts
 	return nil
 }
 

@@ -57,6 +57,7 @@ type Script struct {
 	tools         []extensions.ToolSpec
 	flags         []extensions.FlagSpec
 	providers     []extensions.ProviderSpec
+	shortcuts     []extensions.ShortcutSpec
 	stops         []time.Time
 	dead          error
 
@@ -363,6 +364,13 @@ func (s *Script) Providers() []extensions.ProviderSpec {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]extensions.ProviderSpec(nil), s.providers...)
+}
+
+// Shortcuts implements extensions.ShortcutRunner.
+func (s *Script) Shortcuts() []extensions.ShortcutSpec {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]extensions.ShortcutSpec(nil), s.shortcuts...)
 }
 
 func (s *Script) defaultHost() extensions.Host {

@@ -222,18 +222,24 @@ func (s *Script) Handle(ctx context.Context, ev *hooks.Event) (json.RawMessage, 
 
 // RunCommand implements extensions.Extension.
 func (s *Script) RunCommand(ctx context.Context, name, args string) error {
-	return s.runCommand(ctx, nil, name, args)
+	return s.runCommand(ctx, nil, name, args, false)
+}
+
+// RunShortcut implements extensions.ShortcutRunner.
+func (s *Script) RunShortcut(ctx context.Context, key string) error {
+	return s.runCommand(ctx, nil, key, "", true)
 }
 
 // runCommand runs a command's handler. It returns once the handler has
 // settled and the host has taken the messages it sent (pi.sendMessage
 // returns at once, so a handler rarely awaits it): print and json modes
 // exit when the command is over, and must see what it sent.
-func (s *Script) runCommand(ctx context.Context, host extensions.Host, name, args string) error {
+// With shortcut set, name is a shortcut's key and its handler runs.
+func (s *Script) runCommand(ctx context.Context, host extensions.Host, name, args string, shortcut bool) error {
 	// The handler's sends were counted on the loop before it settled.
 	defer s.sends.wait(ctx)
 	_, err := s.invoke(ctx, host, nil, func(r *goja.Runtime, id goja.Value) (goja.Value, error) {
-		return s.fn.runCommand(goja.Undefined(), id, r.ToValue(name), r.ToValue(args))
+		return s.fn.runCommand(goja.Undefined(), id, r.ToValue(name), r.ToValue(args), r.ToValue(shortcut))
 	}, func(r *goja.Runtime, val goja.Value, rejected bool) (any, error) {
 		if rejected {
 			return nil, errors.New(s.thrownText(val))

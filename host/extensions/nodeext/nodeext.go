@@ -602,6 +602,11 @@ func (e *extension) RunCommand(ctx context.Context, name, args string) error {
 	return e.Plugin.RunCommand(e.with(ctx), name, args)
 }
 
+// RunShortcut implements extensions.ShortcutRunner.
+func (e *extension) RunShortcut(ctx context.Context, key string) error {
+	return e.Plugin.RunShortcut(e.with(ctx), key)
+}
+
 // Complete implements extensions.Extension.
 func (e *extension) Complete(ctx context.Context, name, prefix string) ([]extensions.Completion, bool, error) {
 	return e.Plugin.Complete(e.with(ctx), name, prefix)

@@ -43,6 +43,8 @@ module.exports = function makeAPI(engine) {
   const streams = new Map(); // provider name -> {fn, config}: a streamSimple of the extension's own
   const refreshers = new Map(); // provider name -> its refreshModels
   let refreshedWhileLoading = false;
+  const shortcuts = new Map(); // key as written -> {description, handler}
+  const renderers = new Map(); // customType -> pi's message renderer
   let loading = true;
   const uiSlots = {}; // ctx.ui's state across calls (js/ui.js)
 
@@ -510,6 +512,7 @@ module.exports = function makeAPI(engine) {
       tools: ts,
       flags: fs,
       providers: describeProviders(),
+      shortcuts: Array.from(shortcuts, ([key, o]) => ({ key, description: o.description === undefined ? "" : String(o.description) })),
     };
   }
   // The providers, each with the virtual models listed under it (a
@@ -538,6 +541,84 @@ module.exports = function makeAPI(engine) {
       if (r.state !== undefined && r.state !== event.request.state) out.state = r.state;
       return out;
     });
+  }
+  // renderMessage answers message_render: the lines of the component the
+  // type's renderer returns, rendered at the terminal's width. A renderer
+  // that throws or returns nothing leaves the message to the terminal's
+  // own drawing (a warning in the log for a failure).
+  function renderMessage(event, ctx) {
+    const r = renderers.get(event.customType);
+    if (!r) return undefined;
+    const fail = (e) => {
+      log("warn", `the message renderer of "${event.customType}" failed: ${errText(e)}`);
+      return undefined;
+    };
+    const lines = (component) => {
+      const out = componentLines(component, event.width);
+      return out ? { lines: out } : undefined;
+    };
+    try {
+      const c = r(event.message, { expanded: !!event.expanded }, ctx.ui.theme);
+      return isThenable(c) ? c.then(lines).then(undefined, fail) : lines(c);
+    } catch (e) {
+      return fail(e);
+    }
+  }
+  // componentLines renders a component (what a renderer returned) at
+  // width: its lines, or undefined for none.
+  function componentLines(component, width) {
+    if (!component || typeof component.render !== "function") return undefined;
+    const out = component.render(Number(width) || 80);
+    return out && out.length ? Array.from(out, (l) => String(l)) : undefined;
+  }
+  // renderTool answers tool_render for this extension's tools: the lines
+  // of renderCall and renderResult (after the tool finished) at the
+  // terminal's width; a slot that throws (a warning) or returns nothing
+  // is drawn as usual. context.state is kept per tool call.
+  const toolStates = new Map(); // toolCallId -> {state, last: {call, result}}
+  function renderTool(event, ctx) {
+    const t = tools.get(event.toolName);
+    if (!t || (typeof t.renderCall !== "function" && typeof t.renderResult !== "function")) return undefined;
+    let row = toolStates.get(event.toolCallId);
+    if (!row) {
+      if (toolStates.size >= 500) toolStates.delete(toolStates.keys().next().value);
+      toolStates.set(event.toolCallId, (row = { state: {}, last: {} }));
+    }
+    const done = event.result !== undefined && event.result !== null;
+    const theme = ctx.ui.theme;
+    const context = (slot) => ({
+      args: event.args || {},
+      state: row.state,
+      lastComponent: row.last[slot],
+      invalidate: () => {},
+      toolCallId: event.toolCallId,
+      cwd: ctx.cwd,
+      executionStarted: true,
+      argsComplete: true,
+      isPartial: !done,
+      expanded: !!event.expanded,
+      showImages: false,
+      isError: !!event.isError,
+      durationMs: undefined,
+      outputPad: 0,
+      keyText: () => "",
+      keyHint: (_id, description) => String(description || ""),
+    });
+    const out = {};
+    const slot = (name, fn, args) => {
+      if (typeof fn !== "function") return;
+      try {
+        const c = fn.apply(t, args);
+        row.last[name] = c;
+        const lines = componentLines(c, event.width);
+        if (lines) out[name] = lines;
+      } catch (e) {
+        log("warn", `${name === "call" ? "renderCall" : "renderResult"} of the tool ${event.toolName} failed: ${errText(e)}`);
+      }
+    };
+    slot("call", t.renderCall, [event.args || {}, theme, context("call")]);
+    if (done) slot("result", t.renderResult, [event.result, { expanded: !!event.expanded, isPartial: false }, theme, context("result")]);
+    return out.call || out.result ? out : undefined;
   }
   // registered tells the host what the extension registers now, when it
   // changes after loading (a tool registered from a handler or a command
@@ -588,6 +669,9 @@ module.exports = function makeAPI(engine) {
         throw new TypeError(`registerTool("${def.name}"): parameters must be a JSON Schema object (for example Type.Object({...}))`);
       }
       tools.set(def.name, def);
+      if ((typeof def.renderCall === "function" || typeof def.renderResult === "function") && !handlers.tool_render) {
+        handlers.tool_render = [renderTool];
+      }
       registered();
     },
     registerFlag(name, options) {
@@ -623,8 +707,25 @@ module.exports = function makeAPI(engine) {
     getMcpServers() {
       return sync("ListMcpServers", {}).servers_json || [];
     },
-    registerShortcut() {},
-    registerMessageRenderer() {},
+    // Only the interactive terminal binds the keys (docs/tui.md says
+    // which win over built-in keys); elsewhere they are never pressed.
+    registerShortcut(key, options) {
+      needString("registerShortcut: the key", key);
+      if (!options || typeof options.handler !== "function") {
+        throw new TypeError(`registerShortcut("${key}"): options.handler must be a function`);
+      }
+      shortcuts.set(key, options);
+      registered();
+    },
+    // The terminal asks for a custom message's lines with the internal
+    // event message_render (renderMessage below).
+    registerMessageRenderer(customType, renderer) {
+      needString("registerMessageRenderer: the custom type", customType);
+      if (typeof renderer !== "function") throw new TypeError(`registerMessageRenderer("${customType}"): the renderer must be a function`);
+      renderers.set(customType, renderer);
+      if (!handlers.message_render) handlers.message_render = [renderMessage];
+      registered();
+    },
     registerEntryRenderer() {},
     registerMarkdownTransformer() {},
     // A provider of models.json's form (pi's ProviderConfig): its models,
@@ -897,7 +998,14 @@ module.exports = function makeAPI(engine) {
     })();
   }
 
-  function runCommand(call, name, args) {
+  // runCommand runs a command, or with shortcut set the handler of the
+  // shortcut registered as name (pi hands it the context only).
+  function runCommand(call, name, args, shortcut) {
+    if (shortcut) {
+      const sc = shortcuts.get(name);
+      if (!sc) throw new Error(`no shortcut ${name}`);
+      return sc.handler(newCommandCtx(call));
+    }
     const c = commands.get(name);
     if (!c) throw new Error(`unknown command /${name}`);
     return c.handler(args, newCommandCtx(call));

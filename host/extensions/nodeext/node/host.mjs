@@ -802,7 +802,7 @@ async function main() {
         const ext = extOf(call);
         const r = call.request;
         try {
-          await running.run(ext, () => ext.api.runCommand({ raw: r.context, sig: signalOf(call) }, r.name, r.args));
+          await running.run(ext, () => ext.api.runCommand({ raw: r.context, sig: signalOf(call) }, r.name, r.args, !!r.shortcut));
           return { error: "" };
         } catch (e) {
           return { error: errorOf(e, ext) };

@@ -4152,6 +4152,297 @@ func (x *VirtualModelRouteResult) GetState() *structpb.Value {
 	return nil
 }
 
+// MessageRenderEvent asks the extension that registered a renderer for a
+// custom message type (pi.registerMessageRenderer) for the message's lines
+// in the interactive terminal. Sent only by the terminal.
+type MessageRenderEvent struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Type       string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	CustomType string                 `protobuf:"bytes,2,opt,name=custom_type,json=customType,proto3" json:"custom_type,omitempty"`
+	// The custom message: role, customType, content, display, details.
+	Message *structpb.Struct `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// Whether the user expanded the conversation's output (Ctrl+O).
+	Expanded bool `protobuf:"varint,4,opt,name=expanded,proto3" json:"expanded,omitempty"`
+	// The width the lines are for, in columns.
+	Width         int32 `protobuf:"varint,5,opt,name=width,proto3" json:"width,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageRenderEvent) Reset() {
+	*x = MessageRenderEvent{}
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageRenderEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageRenderEvent) ProtoMessage() {}
+
+func (x *MessageRenderEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageRenderEvent.ProtoReflect.Descriptor instead.
+func (*MessageRenderEvent) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *MessageRenderEvent) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *MessageRenderEvent) GetCustomType() string {
+	if x != nil {
+		return x.CustomType
+	}
+	return ""
+}
+
+func (x *MessageRenderEvent) GetMessage() *structpb.Struct {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+func (x *MessageRenderEvent) GetExpanded() bool {
+	if x != nil {
+		return x.Expanded
+	}
+	return false
+}
+
+func (x *MessageRenderEvent) GetWidth() int32 {
+	if x != nil {
+		return x.Width
+	}
+	return 0
+}
+
+// MessageRenderResult is the rendered message: no lines (or no result)
+// means the message is drawn as usual.
+type MessageRenderResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Lines         []string               `protobuf:"bytes,1,rep,name=lines,proto3" json:"lines,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageRenderResult) Reset() {
+	*x = MessageRenderResult{}
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageRenderResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageRenderResult) ProtoMessage() {}
+
+func (x *MessageRenderResult) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageRenderResult.ProtoReflect.Descriptor instead.
+func (*MessageRenderResult) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *MessageRenderResult) GetLines() []string {
+	if x != nil {
+		return x.Lines
+	}
+	return nil
+}
+
+// ToolRenderEvent asks the extension that registered a tool with
+// renderCall or renderResult for the lines of its call and result in the
+// interactive terminal. Sent only by the terminal.
+type ToolRenderEvent struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Type       string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	ToolName   string                 `protobuf:"bytes,2,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	ToolCallId string                 `protobuf:"bytes,3,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// The call's arguments.
+	Args *structpb.Struct `protobuf:"bytes,4,opt,name=args,proto3" json:"args,omitempty"`
+	// The result ({content, details}) once the tool has finished.
+	Result  *structpb.Struct `protobuf:"bytes,5,opt,name=result,proto3,oneof" json:"result,omitempty"`
+	IsError bool             `protobuf:"varint,6,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// Whether the user expanded tool output (Ctrl+O).
+	Expanded bool `protobuf:"varint,7,opt,name=expanded,proto3" json:"expanded,omitempty"`
+	// The width the lines are for, in columns.
+	Width         int32 `protobuf:"varint,8,opt,name=width,proto3" json:"width,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolRenderEvent) Reset() {
+	*x = ToolRenderEvent{}
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolRenderEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolRenderEvent) ProtoMessage() {}
+
+func (x *ToolRenderEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolRenderEvent.ProtoReflect.Descriptor instead.
+func (*ToolRenderEvent) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *ToolRenderEvent) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ToolRenderEvent) GetToolName() string {
+	if x != nil {
+		return x.ToolName
+	}
+	return ""
+}
+
+func (x *ToolRenderEvent) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+func (x *ToolRenderEvent) GetArgs() *structpb.Struct {
+	if x != nil {
+		return x.Args
+	}
+	return nil
+}
+
+func (x *ToolRenderEvent) GetResult() *structpb.Struct {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *ToolRenderEvent) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
+func (x *ToolRenderEvent) GetExpanded() bool {
+	if x != nil {
+		return x.Expanded
+	}
+	return false
+}
+
+func (x *ToolRenderEvent) GetWidth() int32 {
+	if x != nil {
+		return x.Width
+	}
+	return 0
+}
+
+// ToolRenderResult is the tool's lines: a slot without lines is drawn as
+// usual.
+type ToolRenderResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// renderCall's lines (the tool's header).
+	Call []string `protobuf:"bytes,1,rep,name=call,proto3" json:"call,omitempty"`
+	// renderResult's lines (its output).
+	Result        []string `protobuf:"bytes,2,rep,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolRenderResult) Reset() {
+	*x = ToolRenderResult{}
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolRenderResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolRenderResult) ProtoMessage() {}
+
+func (x *ToolRenderResult) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolRenderResult.ProtoReflect.Descriptor instead.
+func (*ToolRenderResult) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *ToolRenderResult) GetCall() []string {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+func (x *ToolRenderResult) GetResult() []string {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 var file_atomic_plugin_v1_events_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MessageOptions)(nil),
@@ -4643,7 +4934,30 @@ const file_atomic_plugin_v1_events_proto_rawDesc = "" +
 	"\x0ethinking_level\x18\x02 \x01(\tH\x00R\rthinkingLevel\x88\x01\x01\x121\n" +
 	"\x05state\x18\x03 \x01(\v2\x16.google.protobuf.ValueH\x01R\x05state\x88\x01\x01:\x17\xd2\xf3\x18\x13virtual_model_routeB\x11\n" +
 	"\x0f_thinking_levelB\b\n" +
-	"\x06_state:7\n" +
+	"\x06_state\"\xc2\x01\n" +
+	"\x12MessageRenderEvent\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1f\n" +
+	"\vcustom_type\x18\x02 \x01(\tR\n" +
+	"customType\x121\n" +
+	"\amessage\x18\x03 \x01(\v2\x17.google.protobuf.StructR\amessage\x12\x1a\n" +
+	"\bexpanded\x18\x04 \x01(\bR\bexpanded\x12\x14\n" +
+	"\x05width\x18\x05 \x01(\x05R\x05width:\x12\xca\xf3\x18\x0emessage_render\"?\n" +
+	"\x13MessageRenderResult\x12\x14\n" +
+	"\x05lines\x18\x01 \x03(\tR\x05lines:\x12\xd2\xf3\x18\x0emessage_render\"\xb0\x02\n" +
+	"\x0fToolRenderEvent\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1b\n" +
+	"\ttool_name\x18\x02 \x01(\tR\btoolName\x12 \n" +
+	"\ftool_call_id\x18\x03 \x01(\tR\n" +
+	"toolCallId\x12+\n" +
+	"\x04args\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x04args\x124\n" +
+	"\x06result\x18\x05 \x01(\v2\x17.google.protobuf.StructH\x00R\x06result\x88\x01\x01\x12\x19\n" +
+	"\bis_error\x18\x06 \x01(\bR\aisError\x12\x1a\n" +
+	"\bexpanded\x18\a \x01(\bR\bexpanded\x12\x14\n" +
+	"\x05width\x18\b \x01(\x05R\x05width:\x0f\xca\xf3\x18\vtool_renderB\t\n" +
+	"\a_result\"O\n" +
+	"\x10ToolRenderResult\x12\x12\n" +
+	"\x04call\x18\x01 \x03(\tR\x04call\x12\x16\n" +
+	"\x06result\x18\x02 \x03(\tR\x06result:\x0f\xd2\xf3\x18\vtool_render:7\n" +
 	"\x05event\x12\x1f.google.protobuf.MessageOptions\x18\xb9\x8e\x03 \x03(\tR\x05event:9\n" +
 	"\x06result\x12\x1f.google.protobuf.MessageOptions\x18\xba\x8e\x03 \x03(\tR\x06result:5\n" +
 	"\x05shape\x12\x1d.google.protobuf.FieldOptions\x18Î\x03 \x01(\tR\x05shape:>\n" +
@@ -4665,7 +4979,7 @@ func file_atomic_plugin_v1_events_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_events_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
+var file_atomic_plugin_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 67)
 var file_atomic_plugin_v1_events_proto_goTypes = []any{
 	(*ContentBlock)(nil),                // 0: atomic.plugin.v1.ContentBlock
 	(*CustomMessage)(nil),               // 1: atomic.plugin.v1.CustomMessage
@@ -4729,88 +5043,95 @@ var file_atomic_plugin_v1_events_proto_goTypes = []any{
 	(*VirtualModelRouteEvent)(nil),      // 59: atomic.plugin.v1.VirtualModelRouteEvent
 	(*ModelRef)(nil),                    // 60: atomic.plugin.v1.ModelRef
 	(*VirtualModelRouteResult)(nil),     // 61: atomic.plugin.v1.VirtualModelRouteResult
-	nil,                                 // 62: atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
-	(*structpb.Value)(nil),              // 63: google.protobuf.Value
-	(*structpb.Struct)(nil),             // 64: google.protobuf.Struct
-	(*descriptorpb.MessageOptions)(nil), // 65: google.protobuf.MessageOptions
-	(*descriptorpb.FieldOptions)(nil),   // 66: google.protobuf.FieldOptions
+	(*MessageRenderEvent)(nil),          // 62: atomic.plugin.v1.MessageRenderEvent
+	(*MessageRenderResult)(nil),         // 63: atomic.plugin.v1.MessageRenderResult
+	(*ToolRenderEvent)(nil),             // 64: atomic.plugin.v1.ToolRenderEvent
+	(*ToolRenderResult)(nil),            // 65: atomic.plugin.v1.ToolRenderResult
+	nil,                                 // 66: atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
+	(*structpb.Value)(nil),              // 67: google.protobuf.Value
+	(*structpb.Struct)(nil),             // 68: google.protobuf.Struct
+	(*descriptorpb.MessageOptions)(nil), // 69: google.protobuf.MessageOptions
+	(*descriptorpb.FieldOptions)(nil),   // 70: google.protobuf.FieldOptions
 }
 var file_atomic_plugin_v1_events_proto_depIdxs = []int32{
-	63, // 0: atomic.plugin.v1.CustomMessage.content:type_name -> google.protobuf.Value
-	63, // 1: atomic.plugin.v1.CustomMessage.details:type_name -> google.protobuf.Value
+	67, // 0: atomic.plugin.v1.CustomMessage.content:type_name -> google.protobuf.Value
+	67, // 1: atomic.plugin.v1.CustomMessage.details:type_name -> google.protobuf.Value
 	0,  // 2: atomic.plugin.v1.ToolOutput.content:type_name -> atomic.plugin.v1.ContentBlock
-	63, // 3: atomic.plugin.v1.ToolOutput.details:type_name -> google.protobuf.Value
-	64, // 4: atomic.plugin.v1.SessionBeforeCompactEvent.preparation:type_name -> google.protobuf.Struct
-	63, // 5: atomic.plugin.v1.CompactionSummary.details:type_name -> google.protobuf.Value
+	67, // 3: atomic.plugin.v1.ToolOutput.details:type_name -> google.protobuf.Value
+	68, // 4: atomic.plugin.v1.SessionBeforeCompactEvent.preparation:type_name -> google.protobuf.Struct
+	67, // 5: atomic.plugin.v1.CompactionSummary.details:type_name -> google.protobuf.Value
 	11, // 6: atomic.plugin.v1.SessionBeforeCompactResult.compaction:type_name -> atomic.plugin.v1.CompactionSummary
-	64, // 7: atomic.plugin.v1.SessionCompactEvent.parameters:type_name -> google.protobuf.Struct
-	64, // 8: atomic.plugin.v1.SessionCompactEvent.result:type_name -> google.protobuf.Struct
-	64, // 9: atomic.plugin.v1.SessionCompactEvent.compaction_entry:type_name -> google.protobuf.Struct
-	64, // 10: atomic.plugin.v1.TreePreparation.entries_to_summarize:type_name -> google.protobuf.Struct
+	68, // 7: atomic.plugin.v1.SessionCompactEvent.parameters:type_name -> google.protobuf.Struct
+	68, // 8: atomic.plugin.v1.SessionCompactEvent.result:type_name -> google.protobuf.Struct
+	68, // 9: atomic.plugin.v1.SessionCompactEvent.compaction_entry:type_name -> google.protobuf.Struct
+	68, // 10: atomic.plugin.v1.TreePreparation.entries_to_summarize:type_name -> google.protobuf.Struct
 	15, // 11: atomic.plugin.v1.SessionBeforeTreeEvent.preparation:type_name -> atomic.plugin.v1.TreePreparation
-	64, // 12: atomic.plugin.v1.TreeSummary.details:type_name -> google.protobuf.Struct
-	63, // 13: atomic.plugin.v1.TreeSummary.usage:type_name -> google.protobuf.Value
+	68, // 12: atomic.plugin.v1.TreeSummary.details:type_name -> google.protobuf.Struct
+	67, // 13: atomic.plugin.v1.TreeSummary.usage:type_name -> google.protobuf.Value
 	17, // 14: atomic.plugin.v1.SessionBeforeTreeResult.summary:type_name -> atomic.plugin.v1.TreeSummary
-	64, // 15: atomic.plugin.v1.SessionTreeEvent.summary_entry:type_name -> google.protobuf.Struct
+	68, // 15: atomic.plugin.v1.SessionTreeEvent.summary_entry:type_name -> google.protobuf.Struct
 	0,  // 16: atomic.plugin.v1.InputEvent.images:type_name -> atomic.plugin.v1.ContentBlock
 	0,  // 17: atomic.plugin.v1.InputResult.images:type_name -> atomic.plugin.v1.ContentBlock
 	0,  // 18: atomic.plugin.v1.BeforeAgentStartEvent.images:type_name -> atomic.plugin.v1.ContentBlock
-	64, // 19: atomic.plugin.v1.BeforeAgentStartEvent.system_prompt_options:type_name -> google.protobuf.Struct
+	68, // 19: atomic.plugin.v1.BeforeAgentStartEvent.system_prompt_options:type_name -> google.protobuf.Struct
 	1,  // 20: atomic.plugin.v1.BeforeAgentStartResult.message:type_name -> atomic.plugin.v1.CustomMessage
 	1,  // 21: atomic.plugin.v1.BeforeAgentStartResult.messages:type_name -> atomic.plugin.v1.CustomMessage
-	64, // 22: atomic.plugin.v1.BeforeAgentStartResult.system_prompt_options:type_name -> google.protobuf.Struct
-	64, // 23: atomic.plugin.v1.AgentEndEvent.messages:type_name -> google.protobuf.Struct
-	64, // 24: atomic.plugin.v1.AgentBeforeSettleEvent.entries:type_name -> google.protobuf.Struct
-	64, // 25: atomic.plugin.v1.AgentBeforeSettleEvent.context:type_name -> google.protobuf.Struct
-	64, // 26: atomic.plugin.v1.BoundaryResult.entries:type_name -> google.protobuf.Struct
-	64, // 27: atomic.plugin.v1.TurnEndEvent.message:type_name -> google.protobuf.Struct
-	64, // 28: atomic.plugin.v1.TurnEndEvent.tool_results:type_name -> google.protobuf.Struct
-	64, // 29: atomic.plugin.v1.TurnEndEvent.entries:type_name -> google.protobuf.Struct
-	64, // 30: atomic.plugin.v1.TurnEndEvent.context:type_name -> google.protobuf.Struct
-	64, // 31: atomic.plugin.v1.MessageEvent.message:type_name -> google.protobuf.Struct
-	64, // 32: atomic.plugin.v1.MessageEndResult.message:type_name -> google.protobuf.Struct
-	64, // 33: atomic.plugin.v1.MessageUpdateEvent.usage:type_name -> google.protobuf.Struct
-	64, // 34: atomic.plugin.v1.MessageUpdateEvent.assistant_message_event:type_name -> google.protobuf.Struct
-	64, // 35: atomic.plugin.v1.MessageUpdateEvent.message:type_name -> google.protobuf.Struct
-	64, // 36: atomic.plugin.v1.ContextEvent.messages:type_name -> google.protobuf.Struct
-	64, // 37: atomic.plugin.v1.ContextWithSystemEvent.messages:type_name -> google.protobuf.Struct
-	64, // 38: atomic.plugin.v1.ContextResult.messages:type_name -> google.protobuf.Struct
-	64, // 39: atomic.plugin.v1.ToolCallEvent.input:type_name -> google.protobuf.Struct
-	64, // 40: atomic.plugin.v1.ToolCallResult.input:type_name -> google.protobuf.Struct
-	64, // 41: atomic.plugin.v1.ToolResultEvent.input:type_name -> google.protobuf.Struct
+	68, // 22: atomic.plugin.v1.BeforeAgentStartResult.system_prompt_options:type_name -> google.protobuf.Struct
+	68, // 23: atomic.plugin.v1.AgentEndEvent.messages:type_name -> google.protobuf.Struct
+	68, // 24: atomic.plugin.v1.AgentBeforeSettleEvent.entries:type_name -> google.protobuf.Struct
+	68, // 25: atomic.plugin.v1.AgentBeforeSettleEvent.context:type_name -> google.protobuf.Struct
+	68, // 26: atomic.plugin.v1.BoundaryResult.entries:type_name -> google.protobuf.Struct
+	68, // 27: atomic.plugin.v1.TurnEndEvent.message:type_name -> google.protobuf.Struct
+	68, // 28: atomic.plugin.v1.TurnEndEvent.tool_results:type_name -> google.protobuf.Struct
+	68, // 29: atomic.plugin.v1.TurnEndEvent.entries:type_name -> google.protobuf.Struct
+	68, // 30: atomic.plugin.v1.TurnEndEvent.context:type_name -> google.protobuf.Struct
+	68, // 31: atomic.plugin.v1.MessageEvent.message:type_name -> google.protobuf.Struct
+	68, // 32: atomic.plugin.v1.MessageEndResult.message:type_name -> google.protobuf.Struct
+	68, // 33: atomic.plugin.v1.MessageUpdateEvent.usage:type_name -> google.protobuf.Struct
+	68, // 34: atomic.plugin.v1.MessageUpdateEvent.assistant_message_event:type_name -> google.protobuf.Struct
+	68, // 35: atomic.plugin.v1.MessageUpdateEvent.message:type_name -> google.protobuf.Struct
+	68, // 36: atomic.plugin.v1.ContextEvent.messages:type_name -> google.protobuf.Struct
+	68, // 37: atomic.plugin.v1.ContextWithSystemEvent.messages:type_name -> google.protobuf.Struct
+	68, // 38: atomic.plugin.v1.ContextResult.messages:type_name -> google.protobuf.Struct
+	68, // 39: atomic.plugin.v1.ToolCallEvent.input:type_name -> google.protobuf.Struct
+	68, // 40: atomic.plugin.v1.ToolCallResult.input:type_name -> google.protobuf.Struct
+	68, // 41: atomic.plugin.v1.ToolResultEvent.input:type_name -> google.protobuf.Struct
 	0,  // 42: atomic.plugin.v1.ToolResultEvent.content:type_name -> atomic.plugin.v1.ContentBlock
-	63, // 43: atomic.plugin.v1.ToolResultEvent.details:type_name -> google.protobuf.Value
+	67, // 43: atomic.plugin.v1.ToolResultEvent.details:type_name -> google.protobuf.Value
 	0,  // 44: atomic.plugin.v1.ToolResultPatch.content:type_name -> atomic.plugin.v1.ContentBlock
-	63, // 45: atomic.plugin.v1.ToolResultPatch.details:type_name -> google.protobuf.Value
-	64, // 46: atomic.plugin.v1.ToolExecutionStartEvent.args:type_name -> google.protobuf.Struct
-	64, // 47: atomic.plugin.v1.ToolExecutionUpdateEvent.args:type_name -> google.protobuf.Struct
+	67, // 45: atomic.plugin.v1.ToolResultPatch.details:type_name -> google.protobuf.Value
+	68, // 46: atomic.plugin.v1.ToolExecutionStartEvent.args:type_name -> google.protobuf.Struct
+	68, // 47: atomic.plugin.v1.ToolExecutionUpdateEvent.args:type_name -> google.protobuf.Struct
 	2,  // 48: atomic.plugin.v1.ToolExecutionUpdateEvent.partial_result:type_name -> atomic.plugin.v1.ToolOutput
 	2,  // 49: atomic.plugin.v1.ToolExecutionEndEvent.result:type_name -> atomic.plugin.v1.ToolOutput
 	45, // 50: atomic.plugin.v1.UserBashResult.result:type_name -> atomic.plugin.v1.BashResult
-	64, // 51: atomic.plugin.v1.ModelSelectEvent.model:type_name -> google.protobuf.Struct
-	64, // 52: atomic.plugin.v1.ModelSelectEvent.previous_model:type_name -> google.protobuf.Struct
-	64, // 53: atomic.plugin.v1.McpServersChangeEvent.servers:type_name -> google.protobuf.Struct
-	64, // 54: atomic.plugin.v1.BeforeProviderHeadersEvent.headers:type_name -> google.protobuf.Struct
-	64, // 55: atomic.plugin.v1.BeforeProviderHeadersResult.headers:type_name -> google.protobuf.Struct
-	63, // 56: atomic.plugin.v1.BeforeProviderRequestEvent.payload:type_name -> google.protobuf.Value
-	63, // 57: atomic.plugin.v1.BeforeProviderRequestResult.payload:type_name -> google.protobuf.Value
-	62, // 58: atomic.plugin.v1.AfterProviderResponseEvent.headers:type_name -> atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
-	63, // 59: atomic.plugin.v1.ProviderStreamEventPayload.data:type_name -> google.protobuf.Value
-	64, // 60: atomic.plugin.v1.VirtualModelRouteEvent.request:type_name -> google.protobuf.Struct
+	68, // 51: atomic.plugin.v1.ModelSelectEvent.model:type_name -> google.protobuf.Struct
+	68, // 52: atomic.plugin.v1.ModelSelectEvent.previous_model:type_name -> google.protobuf.Struct
+	68, // 53: atomic.plugin.v1.McpServersChangeEvent.servers:type_name -> google.protobuf.Struct
+	68, // 54: atomic.plugin.v1.BeforeProviderHeadersEvent.headers:type_name -> google.protobuf.Struct
+	68, // 55: atomic.plugin.v1.BeforeProviderHeadersResult.headers:type_name -> google.protobuf.Struct
+	67, // 56: atomic.plugin.v1.BeforeProviderRequestEvent.payload:type_name -> google.protobuf.Value
+	67, // 57: atomic.plugin.v1.BeforeProviderRequestResult.payload:type_name -> google.protobuf.Value
+	66, // 58: atomic.plugin.v1.AfterProviderResponseEvent.headers:type_name -> atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
+	67, // 59: atomic.plugin.v1.ProviderStreamEventPayload.data:type_name -> google.protobuf.Value
+	68, // 60: atomic.plugin.v1.VirtualModelRouteEvent.request:type_name -> google.protobuf.Struct
 	60, // 61: atomic.plugin.v1.VirtualModelRouteResult.model:type_name -> atomic.plugin.v1.ModelRef
-	63, // 62: atomic.plugin.v1.VirtualModelRouteResult.state:type_name -> google.protobuf.Value
-	65, // 63: atomic.plugin.v1.event:extendee -> google.protobuf.MessageOptions
-	65, // 64: atomic.plugin.v1.result:extendee -> google.protobuf.MessageOptions
-	66, // 65: atomic.plugin.v1.shape:extendee -> google.protobuf.FieldOptions
-	66, // 66: atomic.plugin.v1.omit_empty:extendee -> google.protobuf.FieldOptions
-	66, // 67: atomic.plugin.v1.nullable:extendee -> google.protobuf.FieldOptions
-	66, // 68: atomic.plugin.v1.truthy:extendee -> google.protobuf.FieldOptions
-	66, // 69: atomic.plugin.v1.presence:extendee -> google.protobuf.FieldOptions
-	70, // [70:70] is the sub-list for method output_type
-	70, // [70:70] is the sub-list for method input_type
-	70, // [70:70] is the sub-list for extension type_name
-	63, // [63:70] is the sub-list for extension extendee
-	0,  // [0:63] is the sub-list for field type_name
+	67, // 62: atomic.plugin.v1.VirtualModelRouteResult.state:type_name -> google.protobuf.Value
+	68, // 63: atomic.plugin.v1.MessageRenderEvent.message:type_name -> google.protobuf.Struct
+	68, // 64: atomic.plugin.v1.ToolRenderEvent.args:type_name -> google.protobuf.Struct
+	68, // 65: atomic.plugin.v1.ToolRenderEvent.result:type_name -> google.protobuf.Struct
+	69, // 66: atomic.plugin.v1.event:extendee -> google.protobuf.MessageOptions
+	69, // 67: atomic.plugin.v1.result:extendee -> google.protobuf.MessageOptions
+	70, // 68: atomic.plugin.v1.shape:extendee -> google.protobuf.FieldOptions
+	70, // 69: atomic.plugin.v1.omit_empty:extendee -> google.protobuf.FieldOptions
+	70, // 70: atomic.plugin.v1.nullable:extendee -> google.protobuf.FieldOptions
+	70, // 71: atomic.plugin.v1.truthy:extendee -> google.protobuf.FieldOptions
+	70, // 72: atomic.plugin.v1.presence:extendee -> google.protobuf.FieldOptions
+	73, // [73:73] is the sub-list for method output_type
+	73, // [73:73] is the sub-list for method input_type
+	73, // [73:73] is the sub-list for extension type_name
+	66, // [66:73] is the sub-list for extension extendee
+	0,  // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_atomic_plugin_v1_events_proto_init() }
@@ -4854,13 +5175,14 @@ func file_atomic_plugin_v1_events_proto_init() {
 	file_atomic_plugin_v1_events_proto_msgTypes[47].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[51].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[61].OneofWrappers = []any{}
+	file_atomic_plugin_v1_events_proto_msgTypes[64].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_events_proto_rawDesc), len(file_atomic_plugin_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   63,
+			NumMessages:   67,
 			NumExtensions: 7,
 			NumServices:   0,
 		},

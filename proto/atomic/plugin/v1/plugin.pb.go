@@ -172,7 +172,11 @@ type DescribeResponse struct {
 	HandlerCounts map[string]uint32 `protobuf:"bytes,10,rep,name=handler_counts,json=handlerCounts,proto3" json:"handler_counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	// Model providers the plugin registers (pi.registerProvider), in
 	// registration order.
-	Providers     []*ProviderSpec `protobuf:"bytes,11,rep,name=providers,proto3" json:"providers,omitempty"`
+	Providers []*ProviderSpec `protobuf:"bytes,11,rep,name=providers,proto3" json:"providers,omitempty"`
+	// Keyboard shortcuts the plugin binds (pi.registerShortcut), in
+	// registration order; only the interactive terminal binds them, running
+	// one with RunCommand (shortcut set).
+	Shortcuts     []*ShortcutSpec `protobuf:"bytes,12,rep,name=shortcuts,proto3" json:"shortcuts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -284,6 +288,68 @@ func (x *DescribeResponse) GetProviders() []*ProviderSpec {
 	return nil
 }
 
+func (x *DescribeResponse) GetShortcuts() []*ShortcutSpec {
+	if x != nil {
+		return x.Shortcuts
+	}
+	return nil
+}
+
+// ShortcutSpec is a key a plugin binds in the interactive terminal.
+type ShortcutSpec struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The key in pi's syntax (modifiers joined by "+": "ctrl+shift+k").
+	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// Human-readable description (shown by /hotkeys).
+	Description   string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShortcutSpec) Reset() {
+	*x = ShortcutSpec{}
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShortcutSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShortcutSpec) ProtoMessage() {}
+
+func (x *ShortcutSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShortcutSpec.ProtoReflect.Descriptor instead.
+func (*ShortcutSpec) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ShortcutSpec) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ShortcutSpec) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
 // ProviderSpec is a model provider a plugin registers: a provider of
 // models.json's form, which adds a provider or changes one the agent has.
 type ProviderSpec struct {
@@ -312,7 +378,7 @@ type ProviderSpec struct {
 
 func (x *ProviderSpec) Reset() {
 	*x = ProviderSpec{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[2]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -324,7 +390,7 @@ func (x *ProviderSpec) String() string {
 func (*ProviderSpec) ProtoMessage() {}
 
 func (x *ProviderSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[2]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -337,7 +403,7 @@ func (x *ProviderSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderSpec.ProtoReflect.Descriptor instead.
 func (*ProviderSpec) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{2}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ProviderSpec) GetName() string {
@@ -383,7 +449,7 @@ type CommandSpec struct {
 
 func (x *CommandSpec) Reset() {
 	*x = CommandSpec{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[3]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -395,7 +461,7 @@ func (x *CommandSpec) String() string {
 func (*CommandSpec) ProtoMessage() {}
 
 func (x *CommandSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[3]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -408,7 +474,7 @@ func (x *CommandSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandSpec.ProtoReflect.Descriptor instead.
 func (*CommandSpec) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{3}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CommandSpec) GetName() string {
@@ -468,7 +534,7 @@ type ToolSpec struct {
 
 func (x *ToolSpec) Reset() {
 	*x = ToolSpec{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -480,7 +546,7 @@ func (x *ToolSpec) String() string {
 func (*ToolSpec) ProtoMessage() {}
 
 func (x *ToolSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -493,7 +559,7 @@ func (x *ToolSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSpec.ProtoReflect.Descriptor instead.
 func (*ToolSpec) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ToolSpec) GetName() string {
@@ -590,7 +656,7 @@ type FlagSpec struct {
 
 func (x *FlagSpec) Reset() {
 	*x = FlagSpec{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -602,7 +668,7 @@ func (x *FlagSpec) String() string {
 func (*FlagSpec) ProtoMessage() {}
 
 func (x *FlagSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -615,7 +681,7 @@ func (x *FlagSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlagSpec.ProtoReflect.Descriptor instead.
 func (*FlagSpec) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *FlagSpec) GetName() string {
@@ -666,7 +732,7 @@ type HandleEventRequest struct {
 
 func (x *HandleEventRequest) Reset() {
 	*x = HandleEventRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -678,7 +744,7 @@ func (x *HandleEventRequest) String() string {
 func (*HandleEventRequest) ProtoMessage() {}
 
 func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -691,7 +757,7 @@ func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventRequest.ProtoReflect.Descriptor instead.
 func (*HandleEventRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *HandleEventRequest) GetEvent() string {
@@ -741,7 +807,7 @@ type HandleEventResponse struct {
 
 func (x *HandleEventResponse) Reset() {
 	*x = HandleEventResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -753,7 +819,7 @@ func (x *HandleEventResponse) String() string {
 func (*HandleEventResponse) ProtoMessage() {}
 
 func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -766,7 +832,7 @@ func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventResponse.ProtoReflect.Descriptor instead.
 func (*HandleEventResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *HandleEventResponse) GetResultJson() []byte {
@@ -801,7 +867,7 @@ type HandleEventsRequest struct {
 
 func (x *HandleEventsRequest) Reset() {
 	*x = HandleEventsRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -813,7 +879,7 @@ func (x *HandleEventsRequest) String() string {
 func (*HandleEventsRequest) ProtoMessage() {}
 
 func (x *HandleEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -826,7 +892,7 @@ func (x *HandleEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventsRequest.ProtoReflect.Descriptor instead.
 func (*HandleEventsRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *HandleEventsRequest) GetEvents() []*HandleEventRequest {
@@ -847,7 +913,7 @@ type HandleEventsResponse struct {
 
 func (x *HandleEventsResponse) Reset() {
 	*x = HandleEventsResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -859,7 +925,7 @@ func (x *HandleEventsResponse) String() string {
 func (*HandleEventsResponse) ProtoMessage() {}
 
 func (x *HandleEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -872,7 +938,7 @@ func (x *HandleEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventsResponse.ProtoReflect.Descriptor instead.
 func (*HandleEventsResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HandleEventsResponse) GetErrors() []string {
@@ -890,14 +956,17 @@ type RunCommandRequest struct {
 	// Raw text after the command name ("" when none).
 	Args string `protobuf:"bytes,2,opt,name=args,proto3" json:"args,omitempty"`
 	// Handler context.
-	Context       *HandlerContext `protobuf:"bytes,3,opt,name=context,proto3" json:"context,omitempty"`
+	Context *HandlerContext `protobuf:"bytes,3,opt,name=context,proto3" json:"context,omitempty"`
+	// Run the handler of the shortcut whose key is name instead of a
+	// command (args is empty).
+	Shortcut      bool `protobuf:"varint,4,opt,name=shortcut,proto3" json:"shortcut,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RunCommandRequest) Reset() {
 	*x = RunCommandRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -909,7 +978,7 @@ func (x *RunCommandRequest) String() string {
 func (*RunCommandRequest) ProtoMessage() {}
 
 func (x *RunCommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -922,7 +991,7 @@ func (x *RunCommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunCommandRequest.ProtoReflect.Descriptor instead.
 func (*RunCommandRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RunCommandRequest) GetName() string {
@@ -946,6 +1015,13 @@ func (x *RunCommandRequest) GetContext() *HandlerContext {
 	return nil
 }
 
+func (x *RunCommandRequest) GetShortcut() bool {
+	if x != nil {
+		return x.Shortcut
+	}
+	return false
+}
+
 // RunCommandResponse ends a command.
 type RunCommandResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -957,7 +1033,7 @@ type RunCommandResponse struct {
 
 func (x *RunCommandResponse) Reset() {
 	*x = RunCommandResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -969,7 +1045,7 @@ func (x *RunCommandResponse) String() string {
 func (*RunCommandResponse) ProtoMessage() {}
 
 func (x *RunCommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -982,7 +1058,7 @@ func (x *RunCommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunCommandResponse.ProtoReflect.Descriptor instead.
 func (*RunCommandResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RunCommandResponse) GetError() string {
@@ -1007,7 +1083,7 @@ type GetCommandCompletionsRequest struct {
 
 func (x *GetCommandCompletionsRequest) Reset() {
 	*x = GetCommandCompletionsRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1019,7 +1095,7 @@ func (x *GetCommandCompletionsRequest) String() string {
 func (*GetCommandCompletionsRequest) ProtoMessage() {}
 
 func (x *GetCommandCompletionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1032,7 +1108,7 @@ func (x *GetCommandCompletionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCommandCompletionsRequest.ProtoReflect.Descriptor instead.
 func (*GetCommandCompletionsRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetCommandCompletionsRequest) GetName() string {
@@ -1071,7 +1147,7 @@ type GetCommandCompletionsResponse struct {
 
 func (x *GetCommandCompletionsResponse) Reset() {
 	*x = GetCommandCompletionsResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1083,7 +1159,7 @@ func (x *GetCommandCompletionsResponse) String() string {
 func (*GetCommandCompletionsResponse) ProtoMessage() {}
 
 func (x *GetCommandCompletionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1096,7 +1172,7 @@ func (x *GetCommandCompletionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCommandCompletionsResponse.ProtoReflect.Descriptor instead.
 func (*GetCommandCompletionsResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetCommandCompletionsResponse) GetCompletions() []*Completion {
@@ -1135,7 +1211,7 @@ type Completion struct {
 
 func (x *Completion) Reset() {
 	*x = Completion{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1147,7 +1223,7 @@ func (x *Completion) String() string {
 func (*Completion) ProtoMessage() {}
 
 func (x *Completion) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1160,7 +1236,7 @@ func (x *Completion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Completion.ProtoReflect.Descriptor instead.
 func (*Completion) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Completion) GetValue() string {
@@ -1212,7 +1288,7 @@ type ExecuteToolRequest struct {
 
 func (x *ExecuteToolRequest) Reset() {
 	*x = ExecuteToolRequest{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1224,7 +1300,7 @@ func (x *ExecuteToolRequest) String() string {
 func (*ExecuteToolRequest) ProtoMessage() {}
 
 func (x *ExecuteToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1237,7 +1313,7 @@ func (x *ExecuteToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteToolRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteToolRequest) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ExecuteToolRequest) GetName() string {
@@ -1299,7 +1375,7 @@ type ExecuteToolResponse struct {
 
 func (x *ExecuteToolResponse) Reset() {
 	*x = ExecuteToolResponse{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1311,7 +1387,7 @@ func (x *ExecuteToolResponse) String() string {
 func (*ExecuteToolResponse) ProtoMessage() {}
 
 func (x *ExecuteToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1324,7 +1400,7 @@ func (x *ExecuteToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteToolResponse.ProtoReflect.Descriptor instead.
 func (*ExecuteToolResponse) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ExecuteToolResponse) GetFinal() bool {
@@ -1406,7 +1482,7 @@ type EventLaneFrame struct {
 
 func (x *EventLaneFrame) Reset() {
 	*x = EventLaneFrame{}
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1418,7 +1494,7 @@ func (x *EventLaneFrame) String() string {
 func (*EventLaneFrame) ProtoMessage() {}
 
 func (x *EventLaneFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1431,7 +1507,7 @@ func (x *EventLaneFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventLaneFrame.ProtoReflect.Descriptor instead.
 func (*EventLaneFrame) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EventLaneFrame) GetId() uint64 {
@@ -1484,7 +1560,7 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\acontext\x18\x06 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\x1a=\n" +
 	"\x0fFlagValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb8\x05\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf6\x05\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12)\n" +
@@ -1498,13 +1574,17 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"timeoutsMs\x12\\\n" +
 	"\x0ehandler_counts\x18\n" +
 	" \x03(\v25.atomic.plugin.v1.DescribeResponse.HandlerCountsEntryR\rhandlerCounts\x12<\n" +
-	"\tproviders\x18\v \x03(\v2\x1e.atomic.plugin.v1.ProviderSpecR\tproviders\x1a=\n" +
+	"\tproviders\x18\v \x03(\v2\x1e.atomic.plugin.v1.ProviderSpecR\tproviders\x12<\n" +
+	"\tshortcuts\x18\f \x03(\v2\x1e.atomic.plugin.v1.ShortcutSpecR\tshortcuts\x1a=\n" +
 	"\x0fTimeoutsMsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\x1a@\n" +
 	"\x12HandlerCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\x8d\x01\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"B\n" +
+	"\fShortcutSpec\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\"\x8d\x01\n" +
 	"\fProviderSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
 	"\vconfig_json\x18\x02 \x01(\fR\n" +
@@ -1547,11 +1627,12 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x13HandleEventsRequest\x12<\n" +
 	"\x06events\x18\x01 \x03(\v2$.atomic.plugin.v1.HandleEventRequestR\x06events\".\n" +
 	"\x14HandleEventsResponse\x12\x16\n" +
-	"\x06errors\x18\x01 \x03(\tR\x06errors\"w\n" +
+	"\x06errors\x18\x01 \x03(\tR\x06errors\"\x93\x01\n" +
 	"\x11RunCommandRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04args\x18\x02 \x01(\tR\x04args\x12:\n" +
-	"\acontext\x18\x03 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\"*\n" +
+	"\acontext\x18\x03 \x01(\v2 .atomic.plugin.v1.HandlerContextR\acontext\x12\x1a\n" +
+	"\bshortcut\x18\x04 \x01(\bR\bshortcut\"*\n" +
 	"\x12RunCommandResponse\x12\x14\n" +
 	"\x05error\x18\x01 \x01(\tR\x05error\"\x97\x01\n" +
 	"\x1cGetCommandCompletionsRequest\x12\x12\n" +
@@ -1611,67 +1692,69 @@ func file_atomic_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_atomic_plugin_v1_plugin_proto_goTypes = []any{
 	(*DescribeRequest)(nil),               // 0: atomic.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),              // 1: atomic.plugin.v1.DescribeResponse
-	(*ProviderSpec)(nil),                  // 2: atomic.plugin.v1.ProviderSpec
-	(*CommandSpec)(nil),                   // 3: atomic.plugin.v1.CommandSpec
-	(*ToolSpec)(nil),                      // 4: atomic.plugin.v1.ToolSpec
-	(*FlagSpec)(nil),                      // 5: atomic.plugin.v1.FlagSpec
-	(*HandleEventRequest)(nil),            // 6: atomic.plugin.v1.HandleEventRequest
-	(*HandleEventResponse)(nil),           // 7: atomic.plugin.v1.HandleEventResponse
-	(*HandleEventsRequest)(nil),           // 8: atomic.plugin.v1.HandleEventsRequest
-	(*HandleEventsResponse)(nil),          // 9: atomic.plugin.v1.HandleEventsResponse
-	(*RunCommandRequest)(nil),             // 10: atomic.plugin.v1.RunCommandRequest
-	(*RunCommandResponse)(nil),            // 11: atomic.plugin.v1.RunCommandResponse
-	(*GetCommandCompletionsRequest)(nil),  // 12: atomic.plugin.v1.GetCommandCompletionsRequest
-	(*GetCommandCompletionsResponse)(nil), // 13: atomic.plugin.v1.GetCommandCompletionsResponse
-	(*Completion)(nil),                    // 14: atomic.plugin.v1.Completion
-	(*ExecuteToolRequest)(nil),            // 15: atomic.plugin.v1.ExecuteToolRequest
-	(*ExecuteToolResponse)(nil),           // 16: atomic.plugin.v1.ExecuteToolResponse
-	(*EventLaneFrame)(nil),                // 17: atomic.plugin.v1.EventLaneFrame
-	nil,                                   // 18: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	nil,                                   // 19: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	nil,                                   // 20: atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
-	nil,                                   // 21: atomic.plugin.v1.EventLaneFrame.MetadataEntry
-	(*HandlerContext)(nil),                // 22: atomic.plugin.v1.HandlerContext
+	(*ShortcutSpec)(nil),                  // 2: atomic.plugin.v1.ShortcutSpec
+	(*ProviderSpec)(nil),                  // 3: atomic.plugin.v1.ProviderSpec
+	(*CommandSpec)(nil),                   // 4: atomic.plugin.v1.CommandSpec
+	(*ToolSpec)(nil),                      // 5: atomic.plugin.v1.ToolSpec
+	(*FlagSpec)(nil),                      // 6: atomic.plugin.v1.FlagSpec
+	(*HandleEventRequest)(nil),            // 7: atomic.plugin.v1.HandleEventRequest
+	(*HandleEventResponse)(nil),           // 8: atomic.plugin.v1.HandleEventResponse
+	(*HandleEventsRequest)(nil),           // 9: atomic.plugin.v1.HandleEventsRequest
+	(*HandleEventsResponse)(nil),          // 10: atomic.plugin.v1.HandleEventsResponse
+	(*RunCommandRequest)(nil),             // 11: atomic.plugin.v1.RunCommandRequest
+	(*RunCommandResponse)(nil),            // 12: atomic.plugin.v1.RunCommandResponse
+	(*GetCommandCompletionsRequest)(nil),  // 13: atomic.plugin.v1.GetCommandCompletionsRequest
+	(*GetCommandCompletionsResponse)(nil), // 14: atomic.plugin.v1.GetCommandCompletionsResponse
+	(*Completion)(nil),                    // 15: atomic.plugin.v1.Completion
+	(*ExecuteToolRequest)(nil),            // 16: atomic.plugin.v1.ExecuteToolRequest
+	(*ExecuteToolResponse)(nil),           // 17: atomic.plugin.v1.ExecuteToolResponse
+	(*EventLaneFrame)(nil),                // 18: atomic.plugin.v1.EventLaneFrame
+	nil,                                   // 19: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
+	nil,                                   // 20: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
+	nil,                                   // 21: atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
+	nil,                                   // 22: atomic.plugin.v1.EventLaneFrame.MetadataEntry
+	(*HandlerContext)(nil),                // 23: atomic.plugin.v1.HandlerContext
 }
 var file_atomic_plugin_v1_plugin_proto_depIdxs = []int32{
-	18, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	22, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	3,  // 2: atomic.plugin.v1.DescribeResponse.commands:type_name -> atomic.plugin.v1.CommandSpec
-	4,  // 3: atomic.plugin.v1.DescribeResponse.tools:type_name -> atomic.plugin.v1.ToolSpec
-	5,  // 4: atomic.plugin.v1.DescribeResponse.flags:type_name -> atomic.plugin.v1.FlagSpec
-	19, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	20, // 6: atomic.plugin.v1.DescribeResponse.handler_counts:type_name -> atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
-	2,  // 7: atomic.plugin.v1.DescribeResponse.providers:type_name -> atomic.plugin.v1.ProviderSpec
-	22, // 8: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	6,  // 9: atomic.plugin.v1.HandleEventsRequest.events:type_name -> atomic.plugin.v1.HandleEventRequest
-	22, // 10: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	22, // 11: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	14, // 12: atomic.plugin.v1.GetCommandCompletionsResponse.completions:type_name -> atomic.plugin.v1.Completion
-	22, // 13: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	21, // 14: atomic.plugin.v1.EventLaneFrame.metadata:type_name -> atomic.plugin.v1.EventLaneFrame.MetadataEntry
-	6,  // 15: atomic.plugin.v1.EventLaneFrame.request:type_name -> atomic.plugin.v1.HandleEventRequest
-	7,  // 16: atomic.plugin.v1.EventLaneFrame.response:type_name -> atomic.plugin.v1.HandleEventResponse
-	0,  // 17: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
-	6,  // 18: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
-	8,  // 19: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
-	10, // 20: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
-	12, // 21: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
-	15, // 22: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
-	1,  // 23: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
-	7,  // 24: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
-	9,  // 25: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
-	11, // 26: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
-	13, // 27: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
-	16, // 28: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
-	23, // [23:29] is the sub-list for method output_type
-	17, // [17:23] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	19, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
+	23, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	4,  // 2: atomic.plugin.v1.DescribeResponse.commands:type_name -> atomic.plugin.v1.CommandSpec
+	5,  // 3: atomic.plugin.v1.DescribeResponse.tools:type_name -> atomic.plugin.v1.ToolSpec
+	6,  // 4: atomic.plugin.v1.DescribeResponse.flags:type_name -> atomic.plugin.v1.FlagSpec
+	20, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
+	21, // 6: atomic.plugin.v1.DescribeResponse.handler_counts:type_name -> atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
+	3,  // 7: atomic.plugin.v1.DescribeResponse.providers:type_name -> atomic.plugin.v1.ProviderSpec
+	2,  // 8: atomic.plugin.v1.DescribeResponse.shortcuts:type_name -> atomic.plugin.v1.ShortcutSpec
+	23, // 9: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	7,  // 10: atomic.plugin.v1.HandleEventsRequest.events:type_name -> atomic.plugin.v1.HandleEventRequest
+	23, // 11: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	23, // 12: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	15, // 13: atomic.plugin.v1.GetCommandCompletionsResponse.completions:type_name -> atomic.plugin.v1.Completion
+	23, // 14: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	22, // 15: atomic.plugin.v1.EventLaneFrame.metadata:type_name -> atomic.plugin.v1.EventLaneFrame.MetadataEntry
+	7,  // 16: atomic.plugin.v1.EventLaneFrame.request:type_name -> atomic.plugin.v1.HandleEventRequest
+	8,  // 17: atomic.plugin.v1.EventLaneFrame.response:type_name -> atomic.plugin.v1.HandleEventResponse
+	0,  // 18: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
+	7,  // 19: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
+	9,  // 20: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
+	11, // 21: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
+	13, // 22: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
+	16, // 23: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
+	1,  // 24: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
+	8,  // 25: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
+	10, // 26: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
+	12, // 27: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
+	14, // 28: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
+	17, // 29: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
+	24, // [24:30] is the sub-list for method output_type
+	18, // [18:24] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_atomic_plugin_v1_plugin_proto_init() }
@@ -1680,14 +1763,14 @@ func file_atomic_plugin_v1_plugin_proto_init() {
 		return
 	}
 	file_atomic_plugin_v1_types_proto_init()
-	file_atomic_plugin_v1_plugin_proto_msgTypes[6].OneofWrappers = []any{}
+	file_atomic_plugin_v1_plugin_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_plugin_proto_rawDesc), len(file_atomic_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
