@@ -35,9 +35,10 @@ type sample struct {
 func (s sample) String() string { return fmt.Sprintf("%s:%d (%s)", s.file, s.line, s.lang) }
 
 // kinds are the languages a block may have; text is for output, paths
-// and diagrams, which are not run.
+// and diagrams, which are not run; mermaid is the package diagram that
+// test/arch generates and checks.
 var kinds = map[string]bool{"sh": true, "bash": true, "json": true, "jsonl": true, "ts": true, "go": true,
-	"markdown": true, "text": true, "imports": true, "transcript": true}
+	"markdown": true, "text": true, "imports": true, "transcript": true, "mermaid": true}
 
 func root(t *testing.T) string {
 	t.Helper()
