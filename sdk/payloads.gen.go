@@ -381,6 +381,22 @@ type ThinkingLevelSelectEvent struct {
 	PreviousLevel string `json:"previousLevel"`
 }
 
+// ProjectTrustEvent asks the user's and the command line's (-e)
+// extensions whether the project at cwd may supply anything: sent once at
+// start-up, before the project's extensions load, when nothing else
+// decided its trust.
+type ProjectTrustEvent struct {
+	Cwd string `json:"cwd"`
+}
+
+// ProjectTrustResult decides the project's trust: trusted is "yes", "no"
+// or "undecided" (ask the next handler); remember records a "yes" in
+// trust.json, otherwise it holds for this process only.
+type ProjectTrustResult struct {
+	Trusted  string `json:"trusted,omitempty"`
+	Remember bool   `json:"remember,omitempty"`
+}
+
 // ResourcesDiscoverEvent asks for skill, prompt and theme paths.
 type ResourcesDiscoverEvent struct {
 	Cwd string `json:"cwd"`
@@ -532,6 +548,7 @@ const (
 	EventMessageStart          = "message_start"
 	EventMessageUpdate         = "message_update"
 	EventModelSelect           = "model_select"
+	EventProjectTrust          = "project_trust"
 	EventProviderStreamEvent   = "provider_stream_event"
 	EventResourcesDiscover     = "resources_discover"
 	EventSessionBeforeCompact  = "session_before_compact"

@@ -316,6 +316,9 @@ func (rt *Runtime) setupExtensions(trusted bool) {
 		// their resolution, in the background.
 		rt.ext.mgr.Start(rt.discoverExtensions())
 		_ = rt.ext.mgr.Wait(context.Background())
+		// The user's and the command line's extensions may decide the
+		// project's trust before the project's own extensions load.
+		askedTrust := !rt.opts.LoadOnly && rt.askProjectTrust(rt.baseCtx)
 		rt.applyExtensionRegistrations()
 		if rt.opts.LoadOnly {
 			close(rt.ext.ready)
@@ -328,7 +331,9 @@ func (rt *Runtime) setupExtensions(trusted bool) {
 		// resources_discover follows it.
 		rt.ext.bus.Notify(hooks.SessionStart, hooks.SessionStartEvent{Reason: "startup"})
 		close(rt.ext.ready)
-		if rt.ext.bus.Has(hooks.ResourcesDiscover) {
+		if askedTrust || rt.ext.bus.Has(hooks.ResourcesDiscover) {
+			// (a project trusted by project_trust supplies its
+			// skills, templates and system prompt files now)
 			rt.RediscoverResources(rt.baseCtx, "startup")
 		}
 		rt.ext.bus.Flush(extReadyLimit)

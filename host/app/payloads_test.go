@@ -61,7 +61,7 @@ func checkSchema(md protoreflect.MessageDescriptor, raw []byte) error {
 
 // answered are the events whose handler results the host reads.
 var answered = map[string]bool{
-	hooks.ResourcesDiscover: true, hooks.VirtualModelRoute: true, hooks.UserBash: true,
+	hooks.ResourcesDiscover: true, hooks.VirtualModelRoute: true, hooks.UserBash: true, hooks.ProjectTrust: true,
 }
 
 func TestEveryEventHasASchemaMessage(t *testing.T) {
@@ -190,6 +190,7 @@ func TestHostPayloadsMatchTheSchema(t *testing.T) {
 		hooks.ResourcesDiscover:    `{"skillPaths":[],"promptPaths":[]}`,
 		hooks.MessageRender:        `{"lines":["drawn"]}`,
 		hooks.ToolRender:           `{"call":["called"],"result":["finished"]}`,
+		hooks.ProjectTrust:         `{"trusted":"no","remember":true}`,
 	}}
 	for name, answer := range rec.answers {
 		if err := checkSchema(results[name], []byte(answer)); err != nil {
@@ -273,6 +274,15 @@ func TestHostPayloadsMatchTheSchema(t *testing.T) {
 	// resources_discover goes out at start-up and on reload, in the
 	// background (the recorder may come after the start-up's).
 	rt.resourcesDiscover(context.Background(), "reload")
+	// project_trust goes out at start-up, before the project's
+	// extensions load, for a project with something to trust (its
+	// .atomic directory); the answer "no" leaves it untrusted.
+	if err := os.Mkdir(filepath.Join(dir, ".atomic"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if rt.askProjectTrust(context.Background()) || rt.ProjectTrusted() {
+		t.Fatal("project_trust's \"no\" trusted the project")
+	}
 	// A virtual model's route (the answer names a model the catalogue
 	// does not have: the request ends there, after the event).
 	vm := llm.Model{Provider: "router", ID: "auto", API: llm.APIVirtual}

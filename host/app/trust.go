@@ -1,11 +1,15 @@
 package app
 
 import (
+	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/atomic-go/atomic/host/config"
 	"github.com/atomic-go/atomic/host/extensions"
+	"github.com/atomic-go/atomic/host/hooks"
 	"github.com/atomic-go/atomic/host/resources"
 	"github.com/atomic-go/atomic/host/trust"
 )
@@ -71,7 +75,52 @@ func (rt *Runtime) reloadTrust() bool {
 		return rt.opts.ProjectTrusted()
 	}
 	cwd := rt.Cwd()
+	if mgr := rt.ext.mgr; mgr != nil && mgr.Cwd() == cwd && mgr.Approved() && rt.trustFlag(cwd) != trust.FlagDeny {
+		return true // trusted for this process (project_trust without remember)
+	}
 	return decideStartTrust(rt.agentDir(), cwd, rt.trustFlag(cwd), rt.log)
+}
+
+// askProjectTrust sends project_trust at start-up, once the user's and
+// the command line's (-e) extensions have loaded and before the
+// project's, when the rule left the project untrusted without a word
+// from the command line (--trust-project, -a, -na) and the project has
+// something its trust would let in (resources.NeedsTrust). The first
+// "yes" or "no" decides; a "yes" trusts the project as trust_project does
+// (its extensions, MCP servers, skills, templates and system prompt files;
+// its settings file and packages from the next start), recorded in
+// trust.json with remember, for this process only without. Anything else
+// leaves it untrusted. It reports whether the answer trusted the project.
+func (rt *Runtime) askProjectTrust(ctx context.Context) bool {
+	mgr := rt.ext.mgr
+	cwd := mgr.Cwd()
+	if mgr.Trusted() || rt.trustFlag(cwd) != trust.FlagAsk || !rt.ext.bus.Has(hooks.ProjectTrust) {
+		return false
+	}
+	home, _ := os.UserHomeDir()
+	if home != "" {
+		home = filepath.Clean(home)
+	}
+	if !resources.NeedsTrust(cwd, home) {
+		return false
+	}
+	r, ok := rt.ext.bus.ProjectTrust(ctx, hooks.ProjectTrustEvent{Cwd: cwd})
+	if !ok || r.Trusted != hooks.TrustYes {
+		rt.log.Info("project_trust: the project stays untrusted", "project", cwd, "decided", ok)
+		return false
+	}
+	var err error
+	if r.Remember {
+		_, err = mgr.TrustProject(ctx)
+	} else {
+		_, err = mgr.ApproveProject(ctx)
+	}
+	if err != nil {
+		rt.log.Warn("project trust", "project", cwd, "err", err)
+	}
+	rt.setTrust(cwd, true)
+	rt.applyMCP()
+	return true
 }
 
 // setTrust records the decision for a project.

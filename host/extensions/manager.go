@@ -45,6 +45,9 @@ type Manager struct {
 	statuses []Status
 	trusted  bool
 	pending  []Spec // untrusted project specs
+	// approved is set when the project was trusted for this process only
+	// (a project_trust answer without remember): a reload keeps it.
+	approved bool
 	fp       string
 	disc     Discovered
 }
@@ -136,6 +139,9 @@ func (m *Manager) decideTrust() bool {
 	if st := m.cfg.StartTrusted; st != nil {
 		m.cfg.StartTrusted = nil
 		return *st
+	}
+	if m.approved && m.cfg.Trust != trust.FlagDeny {
+		return true
 	}
 	ok, err := DecideProjectTrust(m.cfg.AgentDir, m.cfg.Cwd, m.cfg.Trust)
 	if err != nil {
@@ -343,6 +349,17 @@ func (m *Manager) Trusted() bool {
 // TrustProject records the project as trusted and loads its skipped
 // extensions. It returns how many were loaded.
 func (m *Manager) TrustProject(ctx context.Context) (int, error) {
+	return m.trustProject(ctx, true)
+}
+
+// ApproveProject trusts the project for this process only (recording
+// nothing; a reload keeps the trust) and loads its skipped extensions.
+// It returns how many were loaded.
+func (m *Manager) ApproveProject(ctx context.Context) (int, error) {
+	return m.trustProject(ctx, false)
+}
+
+func (m *Manager) trustProject(ctx context.Context, record bool) (int, error) {
 	if err := m.Wait(ctx); err != nil {
 		return 0, err
 	}
@@ -350,6 +367,7 @@ func (m *Manager) TrustProject(ctx context.Context) (int, error) {
 	pending := m.pending
 	m.pending = nil
 	m.trusted = true
+	m.approved = m.approved || !record
 	var kept []Status
 	for _, st := range m.statuses {
 		if !(st.Scope == ScopeProject && st.State == "skipped" && st.Message != "disabled in settings") {
@@ -359,12 +377,27 @@ func (m *Manager) TrustProject(ctx context.Context) (int, error) {
 	m.statuses = kept
 	fp := m.fp
 	m.mu.Unlock()
-	if err := trust.Record(m.cfg.AgentDir, m.cfg.Cwd, fp); err != nil {
-		return 0, err
+	var err error
+	if record {
+		if err = trust.Record(m.cfg.AgentDir, m.cfg.Cwd, fp); err != nil {
+			// The user said yes: the trust holds for this process even
+			// though it could not be recorded (the error says so).
+			m.mu.Lock()
+			m.approved = true
+			m.mu.Unlock()
+		}
 	}
 	before := len(m.snapshot())
 	m.loadAll(pending)
-	return len(m.snapshot()) - before, nil
+	return len(m.snapshot()) - before, err
+}
+
+// Approved reports whether the project was trusted for this process only
+// (ApproveProject, or a TrustProject whose record failed).
+func (m *Manager) Approved() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.approved
 }
 
 // Commands lists the extension commands in load order (first wins).

@@ -84,7 +84,7 @@ var DefaultTimeouts = map[string]time.Duration{
 	Input: 30 * time.Second, BeforeAgentStart: 30 * time.Second, Context: 30 * time.Second,
 	SessionBeforeSwitch: 30 * time.Second, SessionBeforeFork: 30 * time.Second,
 	SessionBeforeCompact: 60 * time.Second, SessionBeforeTree: 60 * time.Second,
-	UserBash: 30 * time.Second,
+	UserBash: 30 * time.Second, ProjectTrust: 30 * time.Second,
 }
 
 // DefaultNotifyTimeout is the deadline of notification events.

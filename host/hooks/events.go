@@ -50,7 +50,7 @@ var Kinds = map[string]Kind{
 	MessageStart: Notify, MessageUpdate: Notify, MessageEnd: Chain,
 	ToolExecutionStart: Notify, ToolExecutionUpdate: Notify, ToolExecutionEnd: Notify,
 	ModelSelect: Notify, ThinkingLevelSelect: Notify, UserBash: First,
-	ResourcesDiscover: Chain, UIPromptStart: Notify, UIPromptEnd: Notify, MCPServersChange: Notify,
+	ResourcesDiscover: Chain, ProjectTrust: First, UIPromptStart: Notify, UIPromptEnd: Notify, MCPServersChange: Notify,
 	// The provider events: headers and payload chained; the response and
 	// the stream events awaited (bus.Call), results ignored.
 	BeforeProviderHeaders: Chain, BeforeProviderRequest: Chain,

@@ -375,6 +375,22 @@ type ThinkingLevelSelectEvent struct {
 	PreviousLevel string `json:"previousLevel"`
 }
 
+// ProjectTrustEvent asks the user's and the command line's (-e)
+// extensions whether the project at cwd may supply anything: sent once at
+// start-up, before the project's extensions load, when nothing else
+// decided its trust.
+type ProjectTrustEvent struct {
+	Cwd string `json:"cwd"`
+}
+
+// ProjectTrustResult decides the project's trust: trusted is "yes", "no"
+// or "undecided" (ask the next handler); remember records a "yes" in
+// trust.json, otherwise it holds for this process only.
+type ProjectTrustResult struct {
+	Trusted  string `json:"trusted,omitempty"`
+	Remember bool   `json:"remember,omitempty"`
+}
+
 // ResourcesDiscoverEvent asks for skill, prompt and theme paths.
 type ResourcesDiscoverEvent struct {
 	Cwd string `json:"cwd"`
@@ -526,6 +542,7 @@ const (
 	MessageStart          = "message_start"
 	MessageUpdate         = "message_update"
 	ModelSelect           = "model_select"
+	ProjectTrust          = "project_trust"
 	ProviderStreamEvent   = "provider_stream_event"
 	ResourcesDiscover     = "resources_discover"
 	SessionBeforeCompact  = "session_before_compact"
@@ -572,6 +589,7 @@ var PayloadTypes = map[string]string{
 	"message_start":           "MessageEvent",
 	"message_update":          "MessageUpdateEvent",
 	"model_select":            "ModelSelectEvent",
+	"project_trust":           "ProjectTrustEvent",
 	"provider_stream_event":   "ProviderStreamEventPayload",
 	"resources_discover":      "ResourcesDiscoverEvent",
 	"session_before_compact":  "SessionBeforeCompactEvent",
@@ -610,6 +628,7 @@ var ResultTypes = map[string]string{
 	"input":                   "InputResult",
 	"message_end":             "MessageEndResult",
 	"message_render":          "MessageRenderResult",
+	"project_trust":           "ProjectTrustResult",
 	"resources_discover":      "ResourcesDiscoverResult",
 	"session_before_compact":  "SessionBeforeCompactResult",
 	"session_before_fork":     "SessionBeforeForkResult",

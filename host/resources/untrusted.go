@@ -52,3 +52,27 @@ func skippedProjectFiles(opts Options) []Diagnostic {
 	}
 	return out
 }
+
+// NeedsTrust reports whether the project at cwd has anything its trust
+// would let in: its config directory (.atomic: settings, extensions,
+// skills, prompts, SYSTEM.md, MCP servers), a skills directory of
+// .agents or .claude in cwd or a parent up to the git root (home's are
+// the user's), or an MCP file in cwd. A project without any needs no
+// decision (project_trust is not sent for it).
+func NeedsTrust(cwd, home string) bool {
+	exists := func(p string, dir bool) bool {
+		st, err := os.Stat(p)
+		return err == nil && st.IsDir() == dir
+	}
+	if exists(config.ProjectDir(cwd), true) {
+		return true
+	}
+	for _, d := range projectChain(cwd, home) {
+		for _, sub := range []string{".agents", ".claude"} {
+			if exists(filepath.Join(d, sub, "skills"), true) {
+				return true
+			}
+		}
+	}
+	return exists(filepath.Join(cwd, ".mcp.json"), false) || exists(filepath.Join(cwd, "mcp.json"), false)
+}

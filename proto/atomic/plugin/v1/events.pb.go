@@ -3383,6 +3383,117 @@ func (x *ThinkingLevelSelectEvent) GetPreviousLevel() string {
 	return ""
 }
 
+// ProjectTrustEvent asks the user's and the command line's (-e)
+// extensions whether the project at cwd may supply anything: sent once at
+// start-up, before the project's extensions load, when nothing else
+// decided its trust.
+type ProjectTrustEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Cwd           string                 `protobuf:"bytes,2,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProjectTrustEvent) Reset() {
+	*x = ProjectTrustEvent{}
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProjectTrustEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProjectTrustEvent) ProtoMessage() {}
+
+func (x *ProjectTrustEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProjectTrustEvent.ProtoReflect.Descriptor instead.
+func (*ProjectTrustEvent) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ProjectTrustEvent) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ProjectTrustEvent) GetCwd() string {
+	if x != nil {
+		return x.Cwd
+	}
+	return ""
+}
+
+// ProjectTrustResult decides the project's trust: trusted is "yes", "no"
+// or "undecided" (ask the next handler); remember records a "yes" in
+// trust.json, otherwise it holds for this process only.
+type ProjectTrustResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Trusted       string                 `protobuf:"bytes,1,opt,name=trusted,proto3" json:"trusted,omitempty"`
+	Remember      bool                   `protobuf:"varint,2,opt,name=remember,proto3" json:"remember,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProjectTrustResult) Reset() {
+	*x = ProjectTrustResult{}
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProjectTrustResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProjectTrustResult) ProtoMessage() {}
+
+func (x *ProjectTrustResult) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProjectTrustResult.ProtoReflect.Descriptor instead.
+func (*ProjectTrustResult) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *ProjectTrustResult) GetTrusted() string {
+	if x != nil {
+		return x.Trusted
+	}
+	return ""
+}
+
+func (x *ProjectTrustResult) GetRemember() bool {
+	if x != nil {
+		return x.Remember
+	}
+	return false
+}
+
 // ResourcesDiscoverEvent asks for skill, prompt and theme paths.
 type ResourcesDiscoverEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3396,7 +3507,7 @@ type ResourcesDiscoverEvent struct {
 
 func (x *ResourcesDiscoverEvent) Reset() {
 	*x = ResourcesDiscoverEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[49]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3408,7 +3519,7 @@ func (x *ResourcesDiscoverEvent) String() string {
 func (*ResourcesDiscoverEvent) ProtoMessage() {}
 
 func (x *ResourcesDiscoverEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[49]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3421,7 +3532,7 @@ func (x *ResourcesDiscoverEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesDiscoverEvent.ProtoReflect.Descriptor instead.
 func (*ResourcesDiscoverEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{49}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ResourcesDiscoverEvent) GetType() string {
@@ -3457,7 +3568,7 @@ type ResourcesDiscoverResult struct {
 
 func (x *ResourcesDiscoverResult) Reset() {
 	*x = ResourcesDiscoverResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[50]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3469,7 +3580,7 @@ func (x *ResourcesDiscoverResult) String() string {
 func (*ResourcesDiscoverResult) ProtoMessage() {}
 
 func (x *ResourcesDiscoverResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[50]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3482,7 +3593,7 @@ func (x *ResourcesDiscoverResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesDiscoverResult.ProtoReflect.Descriptor instead.
 func (*ResourcesDiscoverResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{50}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ResourcesDiscoverResult) GetSkillPaths() []string {
@@ -3521,7 +3632,7 @@ type UIPromptEvent struct {
 
 func (x *UIPromptEvent) Reset() {
 	*x = UIPromptEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[51]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3533,7 +3644,7 @@ func (x *UIPromptEvent) String() string {
 func (*UIPromptEvent) ProtoMessage() {}
 
 func (x *UIPromptEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[51]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3546,7 +3657,7 @@ func (x *UIPromptEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UIPromptEvent.ProtoReflect.Descriptor instead.
 func (*UIPromptEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{51}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *UIPromptEvent) GetType() string {
@@ -3589,7 +3700,7 @@ type McpServersChangeEvent struct {
 
 func (x *McpServersChangeEvent) Reset() {
 	*x = McpServersChangeEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[52]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3601,7 +3712,7 @@ func (x *McpServersChangeEvent) String() string {
 func (*McpServersChangeEvent) ProtoMessage() {}
 
 func (x *McpServersChangeEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[52]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3614,7 +3725,7 @@ func (x *McpServersChangeEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServersChangeEvent.ProtoReflect.Descriptor instead.
 func (*McpServersChangeEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{52}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *McpServersChangeEvent) GetType() string {
@@ -3643,7 +3754,7 @@ type BeforeProviderHeadersEvent struct {
 
 func (x *BeforeProviderHeadersEvent) Reset() {
 	*x = BeforeProviderHeadersEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[53]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3655,7 +3766,7 @@ func (x *BeforeProviderHeadersEvent) String() string {
 func (*BeforeProviderHeadersEvent) ProtoMessage() {}
 
 func (x *BeforeProviderHeadersEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[53]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3668,7 +3779,7 @@ func (x *BeforeProviderHeadersEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeProviderHeadersEvent.ProtoReflect.Descriptor instead.
 func (*BeforeProviderHeadersEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{53}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *BeforeProviderHeadersEvent) GetType() string {
@@ -3695,7 +3806,7 @@ type BeforeProviderHeadersResult struct {
 
 func (x *BeforeProviderHeadersResult) Reset() {
 	*x = BeforeProviderHeadersResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[54]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3707,7 +3818,7 @@ func (x *BeforeProviderHeadersResult) String() string {
 func (*BeforeProviderHeadersResult) ProtoMessage() {}
 
 func (x *BeforeProviderHeadersResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[54]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3720,7 +3831,7 @@ func (x *BeforeProviderHeadersResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeProviderHeadersResult.ProtoReflect.Descriptor instead.
 func (*BeforeProviderHeadersResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{54}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *BeforeProviderHeadersResult) GetHeaders() *structpb.Struct {
@@ -3741,7 +3852,7 @@ type BeforeProviderRequestEvent struct {
 
 func (x *BeforeProviderRequestEvent) Reset() {
 	*x = BeforeProviderRequestEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[55]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3753,7 +3864,7 @@ func (x *BeforeProviderRequestEvent) String() string {
 func (*BeforeProviderRequestEvent) ProtoMessage() {}
 
 func (x *BeforeProviderRequestEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[55]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3766,7 +3877,7 @@ func (x *BeforeProviderRequestEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeProviderRequestEvent.ProtoReflect.Descriptor instead.
 func (*BeforeProviderRequestEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{55}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *BeforeProviderRequestEvent) GetType() string {
@@ -3793,7 +3904,7 @@ type BeforeProviderRequestResult struct {
 
 func (x *BeforeProviderRequestResult) Reset() {
 	*x = BeforeProviderRequestResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[56]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3805,7 +3916,7 @@ func (x *BeforeProviderRequestResult) String() string {
 func (*BeforeProviderRequestResult) ProtoMessage() {}
 
 func (x *BeforeProviderRequestResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[56]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3818,7 +3929,7 @@ func (x *BeforeProviderRequestResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeforeProviderRequestResult.ProtoReflect.Descriptor instead.
 func (*BeforeProviderRequestResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{56}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *BeforeProviderRequestResult) GetPayload() *structpb.Value {
@@ -3840,7 +3951,7 @@ type AfterProviderResponseEvent struct {
 
 func (x *AfterProviderResponseEvent) Reset() {
 	*x = AfterProviderResponseEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[57]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3852,7 +3963,7 @@ func (x *AfterProviderResponseEvent) String() string {
 func (*AfterProviderResponseEvent) ProtoMessage() {}
 
 func (x *AfterProviderResponseEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[57]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3865,7 +3976,7 @@ func (x *AfterProviderResponseEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AfterProviderResponseEvent.ProtoReflect.Descriptor instead.
 func (*AfterProviderResponseEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{57}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *AfterProviderResponseEvent) GetType() string {
@@ -3903,7 +4014,7 @@ type ProviderStreamEventPayload struct {
 
 func (x *ProviderStreamEventPayload) Reset() {
 	*x = ProviderStreamEventPayload{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[58]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3915,7 +4026,7 @@ func (x *ProviderStreamEventPayload) String() string {
 func (*ProviderStreamEventPayload) ProtoMessage() {}
 
 func (x *ProviderStreamEventPayload) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[58]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3928,7 +4039,7 @@ func (x *ProviderStreamEventPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderStreamEventPayload.ProtoReflect.Descriptor instead.
 func (*ProviderStreamEventPayload) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{58}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ProviderStreamEventPayload) GetType() string {
@@ -3981,7 +4092,7 @@ type VirtualModelRouteEvent struct {
 
 func (x *VirtualModelRouteEvent) Reset() {
 	*x = VirtualModelRouteEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[59]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3993,7 +4104,7 @@ func (x *VirtualModelRouteEvent) String() string {
 func (*VirtualModelRouteEvent) ProtoMessage() {}
 
 func (x *VirtualModelRouteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[59]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4006,7 +4117,7 @@ func (x *VirtualModelRouteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VirtualModelRouteEvent.ProtoReflect.Descriptor instead.
 func (*VirtualModelRouteEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{59}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *VirtualModelRouteEvent) GetType() string {
@@ -4048,7 +4159,7 @@ type ModelRef struct {
 
 func (x *ModelRef) Reset() {
 	*x = ModelRef{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[60]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4060,7 +4171,7 @@ func (x *ModelRef) String() string {
 func (*ModelRef) ProtoMessage() {}
 
 func (x *ModelRef) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[60]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4073,7 +4184,7 @@ func (x *ModelRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelRef.ProtoReflect.Descriptor instead.
 func (*ModelRef) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{60}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *ModelRef) GetProvider() string {
@@ -4103,7 +4214,7 @@ type VirtualModelRouteResult struct {
 
 func (x *VirtualModelRouteResult) Reset() {
 	*x = VirtualModelRouteResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[61]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4115,7 +4226,7 @@ func (x *VirtualModelRouteResult) String() string {
 func (*VirtualModelRouteResult) ProtoMessage() {}
 
 func (x *VirtualModelRouteResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[61]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4128,7 +4239,7 @@ func (x *VirtualModelRouteResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VirtualModelRouteResult.ProtoReflect.Descriptor instead.
 func (*VirtualModelRouteResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{61}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *VirtualModelRouteResult) GetModel() *ModelRef {
@@ -4171,7 +4282,7 @@ type MessageRenderEvent struct {
 
 func (x *MessageRenderEvent) Reset() {
 	*x = MessageRenderEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[62]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4183,7 +4294,7 @@ func (x *MessageRenderEvent) String() string {
 func (*MessageRenderEvent) ProtoMessage() {}
 
 func (x *MessageRenderEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[62]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4196,7 +4307,7 @@ func (x *MessageRenderEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageRenderEvent.ProtoReflect.Descriptor instead.
 func (*MessageRenderEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{62}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *MessageRenderEvent) GetType() string {
@@ -4245,7 +4356,7 @@ type MessageRenderResult struct {
 
 func (x *MessageRenderResult) Reset() {
 	*x = MessageRenderResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[63]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4257,7 +4368,7 @@ func (x *MessageRenderResult) String() string {
 func (*MessageRenderResult) ProtoMessage() {}
 
 func (x *MessageRenderResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[63]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4270,7 +4381,7 @@ func (x *MessageRenderResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageRenderResult.ProtoReflect.Descriptor instead.
 func (*MessageRenderResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{63}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *MessageRenderResult) GetLines() []string {
@@ -4303,7 +4414,7 @@ type ToolRenderEvent struct {
 
 func (x *ToolRenderEvent) Reset() {
 	*x = ToolRenderEvent{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[64]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4315,7 +4426,7 @@ func (x *ToolRenderEvent) String() string {
 func (*ToolRenderEvent) ProtoMessage() {}
 
 func (x *ToolRenderEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[64]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4328,7 +4439,7 @@ func (x *ToolRenderEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolRenderEvent.ProtoReflect.Descriptor instead.
 func (*ToolRenderEvent) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{64}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *ToolRenderEvent) GetType() string {
@@ -4401,7 +4512,7 @@ type ToolRenderResult struct {
 
 func (x *ToolRenderResult) Reset() {
 	*x = ToolRenderResult{}
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[65]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4413,7 +4524,7 @@ func (x *ToolRenderResult) String() string {
 func (*ToolRenderResult) ProtoMessage() {}
 
 func (x *ToolRenderResult) ProtoReflect() protoreflect.Message {
-	mi := &file_atomic_plugin_v1_events_proto_msgTypes[65]
+	mi := &file_atomic_plugin_v1_events_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4426,7 +4537,7 @@ func (x *ToolRenderResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolRenderResult.ProtoReflect.Descriptor instead.
 func (*ToolRenderResult) Descriptor() ([]byte, []int) {
-	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{65}
+	return file_atomic_plugin_v1_events_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *ToolRenderResult) GetCall() []string {
@@ -4878,7 +4989,13 @@ const file_atomic_plugin_v1_events_proto_rawDesc = "" +
 	"\x18ThinkingLevelSelectEvent\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
 	"\x05level\x18\x02 \x01(\tR\x05level\x12%\n" +
-	"\x0eprevious_level\x18\x03 \x01(\tR\rpreviousLevel:\x19\xca\xf3\x18\x15thinking_level_select\"n\n" +
+	"\x0eprevious_level\x18\x03 \x01(\tR\rpreviousLevel:\x19\xca\xf3\x18\x15thinking_level_select\"L\n" +
+	"\x11ProjectTrustEvent\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x10\n" +
+	"\x03cwd\x18\x02 \x01(\tR\x03cwd:\x11\xca\xf3\x18\rproject_trust\"]\n" +
+	"\x12ProjectTrustResult\x12\x18\n" +
+	"\atrusted\x18\x01 \x01(\tR\atrusted\x12\x1a\n" +
+	"\bremember\x18\x02 \x01(\bR\bremember:\x11\xd2\xf3\x18\rproject_trust\"n\n" +
 	"\x16ResourcesDiscoverEvent\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x10\n" +
 	"\x03cwd\x18\x02 \x01(\tR\x03cwd\x12\x16\n" +
@@ -4979,7 +5096,7 @@ func file_atomic_plugin_v1_events_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_events_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 67)
+var file_atomic_plugin_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 69)
 var file_atomic_plugin_v1_events_proto_goTypes = []any{
 	(*ContentBlock)(nil),                // 0: atomic.plugin.v1.ContentBlock
 	(*CustomMessage)(nil),               // 1: atomic.plugin.v1.CustomMessage
@@ -5030,103 +5147,105 @@ var file_atomic_plugin_v1_events_proto_goTypes = []any{
 	(*UserBashResult)(nil),              // 46: atomic.plugin.v1.UserBashResult
 	(*ModelSelectEvent)(nil),            // 47: atomic.plugin.v1.ModelSelectEvent
 	(*ThinkingLevelSelectEvent)(nil),    // 48: atomic.plugin.v1.ThinkingLevelSelectEvent
-	(*ResourcesDiscoverEvent)(nil),      // 49: atomic.plugin.v1.ResourcesDiscoverEvent
-	(*ResourcesDiscoverResult)(nil),     // 50: atomic.plugin.v1.ResourcesDiscoverResult
-	(*UIPromptEvent)(nil),               // 51: atomic.plugin.v1.UIPromptEvent
-	(*McpServersChangeEvent)(nil),       // 52: atomic.plugin.v1.McpServersChangeEvent
-	(*BeforeProviderHeadersEvent)(nil),  // 53: atomic.plugin.v1.BeforeProviderHeadersEvent
-	(*BeforeProviderHeadersResult)(nil), // 54: atomic.plugin.v1.BeforeProviderHeadersResult
-	(*BeforeProviderRequestEvent)(nil),  // 55: atomic.plugin.v1.BeforeProviderRequestEvent
-	(*BeforeProviderRequestResult)(nil), // 56: atomic.plugin.v1.BeforeProviderRequestResult
-	(*AfterProviderResponseEvent)(nil),  // 57: atomic.plugin.v1.AfterProviderResponseEvent
-	(*ProviderStreamEventPayload)(nil),  // 58: atomic.plugin.v1.ProviderStreamEventPayload
-	(*VirtualModelRouteEvent)(nil),      // 59: atomic.plugin.v1.VirtualModelRouteEvent
-	(*ModelRef)(nil),                    // 60: atomic.plugin.v1.ModelRef
-	(*VirtualModelRouteResult)(nil),     // 61: atomic.plugin.v1.VirtualModelRouteResult
-	(*MessageRenderEvent)(nil),          // 62: atomic.plugin.v1.MessageRenderEvent
-	(*MessageRenderResult)(nil),         // 63: atomic.plugin.v1.MessageRenderResult
-	(*ToolRenderEvent)(nil),             // 64: atomic.plugin.v1.ToolRenderEvent
-	(*ToolRenderResult)(nil),            // 65: atomic.plugin.v1.ToolRenderResult
-	nil,                                 // 66: atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
-	(*structpb.Value)(nil),              // 67: google.protobuf.Value
-	(*structpb.Struct)(nil),             // 68: google.protobuf.Struct
-	(*descriptorpb.MessageOptions)(nil), // 69: google.protobuf.MessageOptions
-	(*descriptorpb.FieldOptions)(nil),   // 70: google.protobuf.FieldOptions
+	(*ProjectTrustEvent)(nil),           // 49: atomic.plugin.v1.ProjectTrustEvent
+	(*ProjectTrustResult)(nil),          // 50: atomic.plugin.v1.ProjectTrustResult
+	(*ResourcesDiscoverEvent)(nil),      // 51: atomic.plugin.v1.ResourcesDiscoverEvent
+	(*ResourcesDiscoverResult)(nil),     // 52: atomic.plugin.v1.ResourcesDiscoverResult
+	(*UIPromptEvent)(nil),               // 53: atomic.plugin.v1.UIPromptEvent
+	(*McpServersChangeEvent)(nil),       // 54: atomic.plugin.v1.McpServersChangeEvent
+	(*BeforeProviderHeadersEvent)(nil),  // 55: atomic.plugin.v1.BeforeProviderHeadersEvent
+	(*BeforeProviderHeadersResult)(nil), // 56: atomic.plugin.v1.BeforeProviderHeadersResult
+	(*BeforeProviderRequestEvent)(nil),  // 57: atomic.plugin.v1.BeforeProviderRequestEvent
+	(*BeforeProviderRequestResult)(nil), // 58: atomic.plugin.v1.BeforeProviderRequestResult
+	(*AfterProviderResponseEvent)(nil),  // 59: atomic.plugin.v1.AfterProviderResponseEvent
+	(*ProviderStreamEventPayload)(nil),  // 60: atomic.plugin.v1.ProviderStreamEventPayload
+	(*VirtualModelRouteEvent)(nil),      // 61: atomic.plugin.v1.VirtualModelRouteEvent
+	(*ModelRef)(nil),                    // 62: atomic.plugin.v1.ModelRef
+	(*VirtualModelRouteResult)(nil),     // 63: atomic.plugin.v1.VirtualModelRouteResult
+	(*MessageRenderEvent)(nil),          // 64: atomic.plugin.v1.MessageRenderEvent
+	(*MessageRenderResult)(nil),         // 65: atomic.plugin.v1.MessageRenderResult
+	(*ToolRenderEvent)(nil),             // 66: atomic.plugin.v1.ToolRenderEvent
+	(*ToolRenderResult)(nil),            // 67: atomic.plugin.v1.ToolRenderResult
+	nil,                                 // 68: atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
+	(*structpb.Value)(nil),              // 69: google.protobuf.Value
+	(*structpb.Struct)(nil),             // 70: google.protobuf.Struct
+	(*descriptorpb.MessageOptions)(nil), // 71: google.protobuf.MessageOptions
+	(*descriptorpb.FieldOptions)(nil),   // 72: google.protobuf.FieldOptions
 }
 var file_atomic_plugin_v1_events_proto_depIdxs = []int32{
-	67, // 0: atomic.plugin.v1.CustomMessage.content:type_name -> google.protobuf.Value
-	67, // 1: atomic.plugin.v1.CustomMessage.details:type_name -> google.protobuf.Value
+	69, // 0: atomic.plugin.v1.CustomMessage.content:type_name -> google.protobuf.Value
+	69, // 1: atomic.plugin.v1.CustomMessage.details:type_name -> google.protobuf.Value
 	0,  // 2: atomic.plugin.v1.ToolOutput.content:type_name -> atomic.plugin.v1.ContentBlock
-	67, // 3: atomic.plugin.v1.ToolOutput.details:type_name -> google.protobuf.Value
-	68, // 4: atomic.plugin.v1.SessionBeforeCompactEvent.preparation:type_name -> google.protobuf.Struct
-	67, // 5: atomic.plugin.v1.CompactionSummary.details:type_name -> google.protobuf.Value
+	69, // 3: atomic.plugin.v1.ToolOutput.details:type_name -> google.protobuf.Value
+	70, // 4: atomic.plugin.v1.SessionBeforeCompactEvent.preparation:type_name -> google.protobuf.Struct
+	69, // 5: atomic.plugin.v1.CompactionSummary.details:type_name -> google.protobuf.Value
 	11, // 6: atomic.plugin.v1.SessionBeforeCompactResult.compaction:type_name -> atomic.plugin.v1.CompactionSummary
-	68, // 7: atomic.plugin.v1.SessionCompactEvent.parameters:type_name -> google.protobuf.Struct
-	68, // 8: atomic.plugin.v1.SessionCompactEvent.result:type_name -> google.protobuf.Struct
-	68, // 9: atomic.plugin.v1.SessionCompactEvent.compaction_entry:type_name -> google.protobuf.Struct
-	68, // 10: atomic.plugin.v1.TreePreparation.entries_to_summarize:type_name -> google.protobuf.Struct
+	70, // 7: atomic.plugin.v1.SessionCompactEvent.parameters:type_name -> google.protobuf.Struct
+	70, // 8: atomic.plugin.v1.SessionCompactEvent.result:type_name -> google.protobuf.Struct
+	70, // 9: atomic.plugin.v1.SessionCompactEvent.compaction_entry:type_name -> google.protobuf.Struct
+	70, // 10: atomic.plugin.v1.TreePreparation.entries_to_summarize:type_name -> google.protobuf.Struct
 	15, // 11: atomic.plugin.v1.SessionBeforeTreeEvent.preparation:type_name -> atomic.plugin.v1.TreePreparation
-	68, // 12: atomic.plugin.v1.TreeSummary.details:type_name -> google.protobuf.Struct
-	67, // 13: atomic.plugin.v1.TreeSummary.usage:type_name -> google.protobuf.Value
+	70, // 12: atomic.plugin.v1.TreeSummary.details:type_name -> google.protobuf.Struct
+	69, // 13: atomic.plugin.v1.TreeSummary.usage:type_name -> google.protobuf.Value
 	17, // 14: atomic.plugin.v1.SessionBeforeTreeResult.summary:type_name -> atomic.plugin.v1.TreeSummary
-	68, // 15: atomic.plugin.v1.SessionTreeEvent.summary_entry:type_name -> google.protobuf.Struct
+	70, // 15: atomic.plugin.v1.SessionTreeEvent.summary_entry:type_name -> google.protobuf.Struct
 	0,  // 16: atomic.plugin.v1.InputEvent.images:type_name -> atomic.plugin.v1.ContentBlock
 	0,  // 17: atomic.plugin.v1.InputResult.images:type_name -> atomic.plugin.v1.ContentBlock
 	0,  // 18: atomic.plugin.v1.BeforeAgentStartEvent.images:type_name -> atomic.plugin.v1.ContentBlock
-	68, // 19: atomic.plugin.v1.BeforeAgentStartEvent.system_prompt_options:type_name -> google.protobuf.Struct
+	70, // 19: atomic.plugin.v1.BeforeAgentStartEvent.system_prompt_options:type_name -> google.protobuf.Struct
 	1,  // 20: atomic.plugin.v1.BeforeAgentStartResult.message:type_name -> atomic.plugin.v1.CustomMessage
 	1,  // 21: atomic.plugin.v1.BeforeAgentStartResult.messages:type_name -> atomic.plugin.v1.CustomMessage
-	68, // 22: atomic.plugin.v1.BeforeAgentStartResult.system_prompt_options:type_name -> google.protobuf.Struct
-	68, // 23: atomic.plugin.v1.AgentEndEvent.messages:type_name -> google.protobuf.Struct
-	68, // 24: atomic.plugin.v1.AgentBeforeSettleEvent.entries:type_name -> google.protobuf.Struct
-	68, // 25: atomic.plugin.v1.AgentBeforeSettleEvent.context:type_name -> google.protobuf.Struct
-	68, // 26: atomic.plugin.v1.BoundaryResult.entries:type_name -> google.protobuf.Struct
-	68, // 27: atomic.plugin.v1.TurnEndEvent.message:type_name -> google.protobuf.Struct
-	68, // 28: atomic.plugin.v1.TurnEndEvent.tool_results:type_name -> google.protobuf.Struct
-	68, // 29: atomic.plugin.v1.TurnEndEvent.entries:type_name -> google.protobuf.Struct
-	68, // 30: atomic.plugin.v1.TurnEndEvent.context:type_name -> google.protobuf.Struct
-	68, // 31: atomic.plugin.v1.MessageEvent.message:type_name -> google.protobuf.Struct
-	68, // 32: atomic.plugin.v1.MessageEndResult.message:type_name -> google.protobuf.Struct
-	68, // 33: atomic.plugin.v1.MessageUpdateEvent.usage:type_name -> google.protobuf.Struct
-	68, // 34: atomic.plugin.v1.MessageUpdateEvent.assistant_message_event:type_name -> google.protobuf.Struct
-	68, // 35: atomic.plugin.v1.MessageUpdateEvent.message:type_name -> google.protobuf.Struct
-	68, // 36: atomic.plugin.v1.ContextEvent.messages:type_name -> google.protobuf.Struct
-	68, // 37: atomic.plugin.v1.ContextWithSystemEvent.messages:type_name -> google.protobuf.Struct
-	68, // 38: atomic.plugin.v1.ContextResult.messages:type_name -> google.protobuf.Struct
-	68, // 39: atomic.plugin.v1.ToolCallEvent.input:type_name -> google.protobuf.Struct
-	68, // 40: atomic.plugin.v1.ToolCallResult.input:type_name -> google.protobuf.Struct
-	68, // 41: atomic.plugin.v1.ToolResultEvent.input:type_name -> google.protobuf.Struct
+	70, // 22: atomic.plugin.v1.BeforeAgentStartResult.system_prompt_options:type_name -> google.protobuf.Struct
+	70, // 23: atomic.plugin.v1.AgentEndEvent.messages:type_name -> google.protobuf.Struct
+	70, // 24: atomic.plugin.v1.AgentBeforeSettleEvent.entries:type_name -> google.protobuf.Struct
+	70, // 25: atomic.plugin.v1.AgentBeforeSettleEvent.context:type_name -> google.protobuf.Struct
+	70, // 26: atomic.plugin.v1.BoundaryResult.entries:type_name -> google.protobuf.Struct
+	70, // 27: atomic.plugin.v1.TurnEndEvent.message:type_name -> google.protobuf.Struct
+	70, // 28: atomic.plugin.v1.TurnEndEvent.tool_results:type_name -> google.protobuf.Struct
+	70, // 29: atomic.plugin.v1.TurnEndEvent.entries:type_name -> google.protobuf.Struct
+	70, // 30: atomic.plugin.v1.TurnEndEvent.context:type_name -> google.protobuf.Struct
+	70, // 31: atomic.plugin.v1.MessageEvent.message:type_name -> google.protobuf.Struct
+	70, // 32: atomic.plugin.v1.MessageEndResult.message:type_name -> google.protobuf.Struct
+	70, // 33: atomic.plugin.v1.MessageUpdateEvent.usage:type_name -> google.protobuf.Struct
+	70, // 34: atomic.plugin.v1.MessageUpdateEvent.assistant_message_event:type_name -> google.protobuf.Struct
+	70, // 35: atomic.plugin.v1.MessageUpdateEvent.message:type_name -> google.protobuf.Struct
+	70, // 36: atomic.plugin.v1.ContextEvent.messages:type_name -> google.protobuf.Struct
+	70, // 37: atomic.plugin.v1.ContextWithSystemEvent.messages:type_name -> google.protobuf.Struct
+	70, // 38: atomic.plugin.v1.ContextResult.messages:type_name -> google.protobuf.Struct
+	70, // 39: atomic.plugin.v1.ToolCallEvent.input:type_name -> google.protobuf.Struct
+	70, // 40: atomic.plugin.v1.ToolCallResult.input:type_name -> google.protobuf.Struct
+	70, // 41: atomic.plugin.v1.ToolResultEvent.input:type_name -> google.protobuf.Struct
 	0,  // 42: atomic.plugin.v1.ToolResultEvent.content:type_name -> atomic.plugin.v1.ContentBlock
-	67, // 43: atomic.plugin.v1.ToolResultEvent.details:type_name -> google.protobuf.Value
+	69, // 43: atomic.plugin.v1.ToolResultEvent.details:type_name -> google.protobuf.Value
 	0,  // 44: atomic.plugin.v1.ToolResultPatch.content:type_name -> atomic.plugin.v1.ContentBlock
-	67, // 45: atomic.plugin.v1.ToolResultPatch.details:type_name -> google.protobuf.Value
-	68, // 46: atomic.plugin.v1.ToolExecutionStartEvent.args:type_name -> google.protobuf.Struct
-	68, // 47: atomic.plugin.v1.ToolExecutionUpdateEvent.args:type_name -> google.protobuf.Struct
+	69, // 45: atomic.plugin.v1.ToolResultPatch.details:type_name -> google.protobuf.Value
+	70, // 46: atomic.plugin.v1.ToolExecutionStartEvent.args:type_name -> google.protobuf.Struct
+	70, // 47: atomic.plugin.v1.ToolExecutionUpdateEvent.args:type_name -> google.protobuf.Struct
 	2,  // 48: atomic.plugin.v1.ToolExecutionUpdateEvent.partial_result:type_name -> atomic.plugin.v1.ToolOutput
 	2,  // 49: atomic.plugin.v1.ToolExecutionEndEvent.result:type_name -> atomic.plugin.v1.ToolOutput
 	45, // 50: atomic.plugin.v1.UserBashResult.result:type_name -> atomic.plugin.v1.BashResult
-	68, // 51: atomic.plugin.v1.ModelSelectEvent.model:type_name -> google.protobuf.Struct
-	68, // 52: atomic.plugin.v1.ModelSelectEvent.previous_model:type_name -> google.protobuf.Struct
-	68, // 53: atomic.plugin.v1.McpServersChangeEvent.servers:type_name -> google.protobuf.Struct
-	68, // 54: atomic.plugin.v1.BeforeProviderHeadersEvent.headers:type_name -> google.protobuf.Struct
-	68, // 55: atomic.plugin.v1.BeforeProviderHeadersResult.headers:type_name -> google.protobuf.Struct
-	67, // 56: atomic.plugin.v1.BeforeProviderRequestEvent.payload:type_name -> google.protobuf.Value
-	67, // 57: atomic.plugin.v1.BeforeProviderRequestResult.payload:type_name -> google.protobuf.Value
-	66, // 58: atomic.plugin.v1.AfterProviderResponseEvent.headers:type_name -> atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
-	67, // 59: atomic.plugin.v1.ProviderStreamEventPayload.data:type_name -> google.protobuf.Value
-	68, // 60: atomic.plugin.v1.VirtualModelRouteEvent.request:type_name -> google.protobuf.Struct
-	60, // 61: atomic.plugin.v1.VirtualModelRouteResult.model:type_name -> atomic.plugin.v1.ModelRef
-	67, // 62: atomic.plugin.v1.VirtualModelRouteResult.state:type_name -> google.protobuf.Value
-	68, // 63: atomic.plugin.v1.MessageRenderEvent.message:type_name -> google.protobuf.Struct
-	68, // 64: atomic.plugin.v1.ToolRenderEvent.args:type_name -> google.protobuf.Struct
-	68, // 65: atomic.plugin.v1.ToolRenderEvent.result:type_name -> google.protobuf.Struct
-	69, // 66: atomic.plugin.v1.event:extendee -> google.protobuf.MessageOptions
-	69, // 67: atomic.plugin.v1.result:extendee -> google.protobuf.MessageOptions
-	70, // 68: atomic.plugin.v1.shape:extendee -> google.protobuf.FieldOptions
-	70, // 69: atomic.plugin.v1.omit_empty:extendee -> google.protobuf.FieldOptions
-	70, // 70: atomic.plugin.v1.nullable:extendee -> google.protobuf.FieldOptions
-	70, // 71: atomic.plugin.v1.truthy:extendee -> google.protobuf.FieldOptions
-	70, // 72: atomic.plugin.v1.presence:extendee -> google.protobuf.FieldOptions
+	70, // 51: atomic.plugin.v1.ModelSelectEvent.model:type_name -> google.protobuf.Struct
+	70, // 52: atomic.plugin.v1.ModelSelectEvent.previous_model:type_name -> google.protobuf.Struct
+	70, // 53: atomic.plugin.v1.McpServersChangeEvent.servers:type_name -> google.protobuf.Struct
+	70, // 54: atomic.plugin.v1.BeforeProviderHeadersEvent.headers:type_name -> google.protobuf.Struct
+	70, // 55: atomic.plugin.v1.BeforeProviderHeadersResult.headers:type_name -> google.protobuf.Struct
+	69, // 56: atomic.plugin.v1.BeforeProviderRequestEvent.payload:type_name -> google.protobuf.Value
+	69, // 57: atomic.plugin.v1.BeforeProviderRequestResult.payload:type_name -> google.protobuf.Value
+	68, // 58: atomic.plugin.v1.AfterProviderResponseEvent.headers:type_name -> atomic.plugin.v1.AfterProviderResponseEvent.HeadersEntry
+	69, // 59: atomic.plugin.v1.ProviderStreamEventPayload.data:type_name -> google.protobuf.Value
+	70, // 60: atomic.plugin.v1.VirtualModelRouteEvent.request:type_name -> google.protobuf.Struct
+	62, // 61: atomic.plugin.v1.VirtualModelRouteResult.model:type_name -> atomic.plugin.v1.ModelRef
+	69, // 62: atomic.plugin.v1.VirtualModelRouteResult.state:type_name -> google.protobuf.Value
+	70, // 63: atomic.plugin.v1.MessageRenderEvent.message:type_name -> google.protobuf.Struct
+	70, // 64: atomic.plugin.v1.ToolRenderEvent.args:type_name -> google.protobuf.Struct
+	70, // 65: atomic.plugin.v1.ToolRenderEvent.result:type_name -> google.protobuf.Struct
+	71, // 66: atomic.plugin.v1.event:extendee -> google.protobuf.MessageOptions
+	71, // 67: atomic.plugin.v1.result:extendee -> google.protobuf.MessageOptions
+	72, // 68: atomic.plugin.v1.shape:extendee -> google.protobuf.FieldOptions
+	72, // 69: atomic.plugin.v1.omit_empty:extendee -> google.protobuf.FieldOptions
+	72, // 70: atomic.plugin.v1.nullable:extendee -> google.protobuf.FieldOptions
+	72, // 71: atomic.plugin.v1.truthy:extendee -> google.protobuf.FieldOptions
+	72, // 72: atomic.plugin.v1.presence:extendee -> google.protobuf.FieldOptions
 	73, // [73:73] is the sub-list for method output_type
 	73, // [73:73] is the sub-list for method input_type
 	73, // [73:73] is the sub-list for extension type_name
@@ -5173,16 +5292,16 @@ func file_atomic_plugin_v1_events_proto_init() {
 	file_atomic_plugin_v1_events_proto_msgTypes[43].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[45].OneofWrappers = []any{}
 	file_atomic_plugin_v1_events_proto_msgTypes[47].OneofWrappers = []any{}
-	file_atomic_plugin_v1_events_proto_msgTypes[51].OneofWrappers = []any{}
-	file_atomic_plugin_v1_events_proto_msgTypes[61].OneofWrappers = []any{}
-	file_atomic_plugin_v1_events_proto_msgTypes[64].OneofWrappers = []any{}
+	file_atomic_plugin_v1_events_proto_msgTypes[53].OneofWrappers = []any{}
+	file_atomic_plugin_v1_events_proto_msgTypes[63].OneofWrappers = []any{}
+	file_atomic_plugin_v1_events_proto_msgTypes[66].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_events_proto_rawDesc), len(file_atomic_plugin_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   67,
+			NumMessages:   69,
 			NumExtensions: 7,
 			NumServices:   0,
 		},
