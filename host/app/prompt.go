@@ -332,7 +332,7 @@ func (rt *Runtime) execute(run *activeRun, prompts []llm.Message) {
 			next = rt.nextOrFinish(run)
 		} else if rec.after(rt, run) {
 			prompts = nil // retry the turn on the compacted context
-			retry.failedMsg, rec.failed = rec.failed, nil
+			retry.failedMsg, retry.failedLevel, rec.failed = rec.failed, retry.lastLevel, nil
 			continue
 		} else if rec.retry {
 			next = rt.nextOrFinish(run) // no retry after all: finish as usual

@@ -65,7 +65,10 @@ type retrier struct {
 	failed  string
 	// failedMsg is the message the next request retries (taken by it).
 	failedMsg *llm.Message
-	pending   *events.AutoRetryEnd // decided at agent_end, sent after it
+	// lastLevel is the thinking level the latest request went out with
+	// (after a virtual model's routing); failedLevel is failedMsg's.
+	lastLevel, failedLevel string
+	pending                *events.AutoRetryEnd // decided at agent_end, sent after it
 }
 
 func (rt *Runtime) newRetrier(run *activeRun) *retrier { return &retrier{rt: rt, run: run} }
@@ -74,11 +77,17 @@ type loopKey struct{}
 
 // loopRequest marks a request of the agent loop (the others are
 // "direct": compaction summaries, extensions' model calls); failed is
-// the message it retries automatically, if any.
-type loopRequest struct{ failed *llm.Message }
+// the message it retries automatically, if any, and failedLevel the
+// thinking level that message was asked with. level is the thinking
+// level the request goes out with, set by a virtual model's routing.
+type loopRequest struct {
+	failed             *llm.Message
+	failedLevel, level string
+}
 
-func withLoopRequest(ctx context.Context, failed *llm.Message) context.Context {
-	return context.WithValue(ctx, loopKey{}, &loopRequest{failed})
+func withLoopRequest(ctx context.Context, failed *llm.Message, failedLevel string) (context.Context, *loopRequest) {
+	l := &loopRequest{failed: failed, failedLevel: failedLevel}
+	return context.WithValue(ctx, loopKey{}, l), l
 }
 
 // loopRequestOf is the loop's mark of a request, or nil for a direct one.
@@ -101,8 +110,11 @@ func (r *retrier) instrument(cfg *agent.Config) {
 		}()
 		req.ThinkingBudgets = budgets
 		// The first request after a planned retry is the retry.
-		ctx = withLoopRequest(ctx, r.failedMsg)
-		r.failedMsg = nil
+		var loop *loopRequest
+		ctx, loop = withLoopRequest(ctx, r.failedMsg, r.failedLevel)
+		r.failedMsg, r.failedLevel = nil, ""
+		loop.level = req.ThinkingLevel
+		defer func() { r.lastLevel = loop.level }()
 		switch {
 		case inner != nil:
 			return inner(ctx, req, b)
@@ -173,7 +185,7 @@ func (r *retrier) plan(created []llm.Message) (time.Duration, bool) {
 	r.wait.attempt = attempt
 	r.policy, r.attempt, r.failed = policy, attempt, failed.ErrorMessage
 	fm := *failed
-	r.failedMsg = &fm
+	r.failedMsg, r.failedLevel = &fm, r.lastLevel
 	rt.mu.Lock()
 	rt.prov.retry = r.wait
 	if msgs := rt.contextLocked(); len(msgs) > 0 && msgs[len(msgs)-1].Role == llm.RoleAssistant && msgs[len(msgs)-1].StopReason == llm.StopError {

@@ -55,6 +55,9 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 		if fm, ok := rt.catalog.Find(failed.Provider, failed.Model); ok {
 			f["model"] = fm
 		}
+		if loop.failedLevel != "" {
+			f["thinkingLevel"] = loop.failedLevel
+		}
 		request["reason"], request["failed"] = reason, f
 	}
 	rt.mu.Lock()
@@ -114,6 +117,9 @@ func (rt *Runtime) routeVirtual(ctx context.Context, req *llm.Request, b *llm.Bu
 	routed.ThinkingLevel = llm.ClampThinkingLevel(&pm, level)
 	if !pm.Reasoning {
 		routed.ThinkingLevel = llm.ThinkingOff
+	}
+	if loop != nil {
+		loop.level = routed.ThinkingLevel
 	}
 	b.Route(pm)
 	return provider.Stream(ctx, &routed, b)

@@ -102,8 +102,9 @@ func TestVirtualModel(t *testing.T) {
 }
 
 // The automatic retry of a failed request routed by a virtual model asks
-// route() again with reason "retry" and the failed request (its model and
-// message), which the messages no longer hold.
+// route() again with reason "retry" and the failed request (its model,
+// the thinking level it was routed with and its message), which the
+// messages no longer hold.
 func TestVirtualModelRetry(t *testing.T) {
 	srv := llmtest.Start(t)
 	srv.Enqueue(llmtest.Status(503, llmtest.ErrorBody("server_error", "The server is temporarily overloaded")),
@@ -112,14 +113,14 @@ func TestVirtualModelRetry(t *testing.T) {
 	src := `export default function (pi: any) {
   pi.registerProvider("acme", {
     baseUrl: ` + strconv.Quote(srv.URL) + `, apiKey: "$ACME_TEST_KEY", api: "openai-completions",
-    models: [{ id: "acme-chat", name: "Acme Chat", reasoning: false, input: ["text"],
+    models: [{ id: "acme-chat", name: "Acme Chat", reasoning: true, input: ["text"],
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 8192 }],
   });
   pi.registerVirtualModel({
     provider: "router", id: "auto", name: "Auto",
     route(request: any, ctx: any) {
-      ctx.ui.notify("ROUTE " + request.reason + " " + (request.failed ? request.failed.model.id + " " + request.failed.message.stopReason : "-"));
-      return { model: ctx.modelRegistry.find("acme", "acme-chat") };
+      ctx.ui.notify("ROUTE " + request.reason + " " + (request.failed ? request.failed.model.id + " " + request.failed.message.stopReason + " " + request.failed.thinkingLevel : "-"));
+      return { model: ctx.modelRegistry.find("acme", "acme-chat"), thinkingLevel: request.reason === "user" ? "high" : "low" };
     },
   });
   let seen = false;
@@ -146,7 +147,7 @@ func TestVirtualModelRetry(t *testing.T) {
 		}
 	}
 	// (The stream events name the physical model.)
-	if strings.Join(routes, "|") != "ROUTE user -|ROUTE retry acme-chat error|STREAM acme/acme-chat" {
+	if strings.Join(routes, "|") != "ROUTE user -|ROUTE retry acme-chat error high|STREAM acme/acme-chat" {
 		t.Errorf("routes: %q\n%s", routes, a.Stderr())
 	}
 }
