@@ -145,7 +145,7 @@ function session(address) {
   sessions.set(address, s);
   return s;
 }
-port.on("message", ({ address, method, body, callId, timeoutMs }) => {
+port.on("message", ({ address, method, body, callId, timeoutMs, maxBytes }) => {
   let answered = false;
   const answer = (m) => {
     if (answered) return;
@@ -178,7 +178,16 @@ port.on("message", ({ address, method, body, callId, timeoutMs }) => {
   };
   req.on("response", meta);
   req.on("trailers", meta);
-  req.on("data", (c) => chunks.push(c));
+  let size = 0;
+  req.on("data", (c) => {
+    size += c.length;
+    if (size > maxBytes) {
+      answer({ error: "the answer is larger than " + maxBytes + " bytes" });
+      req.close(http2.constants.NGHTTP2_CANCEL);
+      return;
+    }
+    chunks.push(c);
+  });
   req.on("error", (e) => answer({ error: e.message }));
   req.on("close", () => {
     if (status === undefined) return answer({ error: "the agent closed the call" });
@@ -220,13 +229,16 @@ function startSync() {
 }
 
 const SYNC_TIMEOUT_MS = 30000;
+// SYNC_MAX_BYTES bounds one synchronous answer, as the gRPC server's
+// message limit does for the asynchronous calls.
+const SYNC_MAX_BYTES = 64 << 20;
 function syncCall(address, method, req, callId) {
   const def = protoServices("atomic.plugin.v1.HostService").service[method];
   if (!def) throw new TypeError(`HostService has no method ${method}`);
   const body = def.requestSerialize(req);
   const { port, flag } = startSync();
   Atomics.store(flag, 0, 0);
-  port.postMessage({ address, method, body, callId, timeoutMs: SYNC_TIMEOUT_MS });
+  port.postMessage({ address, method, body, callId, timeoutMs: SYNC_TIMEOUT_MS, maxBytes: SYNC_MAX_BYTES });
   if (Atomics.wait(flag, 0, 0, SYNC_TIMEOUT_MS + 5000) === "timed-out") throw new Error(`host call ${method} timed out`);
   const m = receiveMessageOnPort(port);
   if (!m) throw new Error(`host call ${method}: no answer`);
@@ -729,7 +741,10 @@ async function main() {
     manifest.flagValues = req.flag_values || {};
     const info = await brokerConn(req.host_broker_id);
     const address = info.address;
-    const client = new (protos("atomic.plugin.v1.HostService").Client)("unix:" + address, grpc.credentials.createInsecure(), grpcOptions);
+    const client = new (protos("atomic.plugin.v1.HostService").Client)("unix:" + address, grpc.credentials.createInsecure(), {
+      ...grpcOptions,
+      "grpc.max_receive_message_length": SYNC_MAX_BYTES, // the same bound for the synchronous and the asynchronous answers
+    });
     const ext = new Extension(id, manifest, address, client);
     builtinHost = ext;
     startSync();
