@@ -114,7 +114,7 @@ func (rt *Runtime) RenderTool(ctx context.Context, in ToolRenderInput) (r ToolRe
 	if in.Args == nil {
 		ev.Args = map[string]any{}
 	}
-	if in.Result != nil {
+	if in.Result != nil { // a nil map in the interface would be sent as "result": null
 		ev.Result = in.Result
 	}
 	for _, raw := range bus.Call(ctx, hooks.ToolRender, ev) {

@@ -77,12 +77,7 @@ func packageDiagram(pkgs []goPackage) string {
 	sort.Strings(nodes)
 	reduced := transitiveReduction(nodes, edges)
 
-	id := func(p string) string {
-		if p == "" {
-			return "root"
-		}
-		return strings.NewReplacer("/", "_", ".", "_", "-", "_").Replace(p)
-	}
+	id := strings.NewReplacer("/", "_", ".", "_", "-", "_").Replace
 	// host/x and the packages below it are one group when there are
 	// any below it; every other package is in its first directory's.
 	group := func(p string) string {
