@@ -8,6 +8,7 @@ import (
 
 	"github.com/atomic-go/atomic/host/agent"
 	"github.com/atomic-go/atomic/host/events"
+	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/llm"
 	"github.com/atomic-go/atomic/host/session"
 )
@@ -467,6 +468,9 @@ func (rt *Runtime) toolEnvLocked() []string {
 	env := []string{"AI_AGENT=atomic"}
 	for _, v := range vars {
 		env = append(env, "ATOMIC_"+v[0]+"="+v[1], "PI_"+v[0]+"="+v[1])
+	}
+	if rt.offline() {
+		env = append(env, extensions.OfflineEnv()...) // as pi's own process has them
 	}
 	return env
 }

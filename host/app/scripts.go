@@ -30,7 +30,7 @@ func (rt *Runtime) scriptRuntime(plugins *grpcext.Runtime) extensions.Runtime {
 	}
 	node := &nodeext.Runtime{
 		Log: rt.log, HostVersion: rt.opts.HostVersion, AgentDir: rt.paths.AgentDir,
-		Plugins: plugins, OnError: rt.reportExtensionError,
+		Plugins: plugins, OnError: rt.reportExtensionError, Offline: rt.offline(),
 	}
 	return &nodeext.Chooser{Goja: goja, Node: node, Default: rt.settings.ExtensionRuntime}
 }

@@ -448,3 +448,9 @@ func (s Spec) Entry() string {
 type ToolRefresher interface {
 	RefreshExtensionTools()
 }
+
+// OfflineEnv is what an offline agent adds to the environment that
+// extensions see (process.env, and so the programs they start), as pi's
+// --offline sets it in pi's own process: packages skip their start-up
+// network work (and programs such as `npm root -g`) on PI_OFFLINE.
+func OfflineEnv() []string { return []string{"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1"} }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/atomic-go/atomic/host/extensions"
 	"github.com/atomic-go/atomic/host/extensions/jsext/nodecompat"
 )
 
@@ -34,7 +35,7 @@ func (a envAPI) exports() map[string]any {
 		"btoa":       a.btoa,
 		"atob":       a.atob,
 		"sleepMs":    sleepMs,
-		"environ":    environ,
+		"environ":    func() map[string]any { return environ(rt.Offline) },
 		"cwd":        func() string { return a.s.cwd },
 		"nanotime":   func() float64 { return float64(time.Since(processStart).Nanoseconds()) },
 		"scriptPath": a.s.entry,
@@ -78,9 +79,15 @@ func sleepMs(ms float64) {
 	}
 }
 
-func environ() map[string]any {
+// environ is process.env: the agent's environment, with
+// extensions.OfflineEnv when it runs offline.
+func environ(offline bool) map[string]any {
 	env := map[string]any{}
-	for _, kv := range os.Environ() {
+	vars := os.Environ()
+	if offline {
+		vars = append(vars, extensions.OfflineEnv()...)
+	}
+	for _, kv := range vars {
 		for i := 0; i < len(kv); i++ {
 			if kv[i] == '=' {
 				env[kv[:i]] = kv[i+1:]

@@ -218,7 +218,9 @@ function spawn(file, a, b) {
     cmd = typeof opts.shell === "string" ? opts.shell : "/bin/sh";
   }
   const cp = new ChildProcess();
-  const env = opts.env && typeof opts.env === "object" ? JSON.stringify(Object.fromEntries(Object.entries(opts.env).map(([k, v]) => [k, String(v)]))) : "";
+  // As in Node, a child's environment is process.env unless the options give one.
+  const envSrc = opts.env && typeof opts.env === "object" ? opts.env : typeof process === "object" && process && process.env;
+  const env = envSrc ? JSON.stringify(Object.fromEntries(Object.entries(envSrc).map(([k, v]) => [k, String(v)]))) : "";
   let closed = false;
   const onEvent = (kind, x, y) => {
     switch (kind) {
