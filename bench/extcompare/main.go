@@ -35,6 +35,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -102,31 +103,49 @@ func main() {
 		fmt.Println("|---|---|---|---|---|")
 		for _, name := range strings.Split(*commands, ",") {
 			dir := benchkit.EnsureNPM(name, compatVersion(name)).PackageDir()
+			var agents []agent
+			var names []string
 			for _, rt := range []string{"node", "auto"} {
 				if want(rt) {
-					r := startup(*runs, func() *benchkit.Proc { return startAtomic(work, *bin, rt, []string{dir}) }, piReady)
-					fmt.Printf("| %s | atomic, extensionRuntime %s | %s | %s | %s |\n", name, rt, benchkit.MS(benchkit.Median(r.ready)), benchkit.MS(benchkit.Median(r.cpu)), r.loaded)
+					agents = append(agents, agent{rt, func() *benchkit.Proc { return startAtomic(work, *bin, rt, []string{dir}) }, piReady})
+					names = append(names, "atomic, extensionRuntime "+rt)
 				}
 			}
 			if want("pi") {
-				r := startup(*runs, func() *benchkit.Proc { return startPi(work, node, pi, []string{dir}) }, piReady)
-				fmt.Printf("| %s | pi %s | %s | %s | %s |\n", name, piVersion, benchkit.MS(benchkit.Median(r.ready)), benchkit.MS(benchkit.Median(r.cpu)), r.loaded)
+				agents = append(agents, agent{"pi", func() *benchkit.Proc { return startPi(work, node, pi, []string{dir}) }, piReady})
+				names = append(names, "pi "+piVersion)
+			}
+			rs := startup(*runs, agents...)
+			for i, r := range rs {
+				fmt.Printf("| %s | %s | %s | %s | %s |\n", name, names[i], benchkit.MS(benchkit.Median(r.ready)), benchkit.MS(benchkit.Median(r.cpu)), r.loaded)
+			}
+			if want("pi") {
+				ratios(names, rs)
+				fmt.Println()
 			}
 		}
 		return
 	}
 	fmt.Println("| agent | first `get_state`, median | all extensions ready, median | CPU time of the process tree at ready, median | extensions loaded |")
 	fmt.Println("|---|---|---|---|---|")
+	var agents []agent
+	var names []string
 	for _, rt := range []string{"goja", "node", "auto"} {
-		if !want(rt) || *latencyOnly {
-			continue
+		if want(rt) && !*latencyOnly {
+			agents = append(agents, agent{rt, func() *benchkit.Proc { return startAtomic(work, *bin, rt, exts) }, atomicReady})
+			names = append(names, "atomic, extensionRuntime "+rt)
 		}
-		r := startup(*runs, func() *benchkit.Proc { return startAtomic(work, *bin, rt, exts) }, atomicReady)
-		r.print("atomic, extensionRuntime " + rt)
 	}
 	if want("pi") && !*latencyOnly {
-		r := startup(*runs, func() *benchkit.Proc { return startPi(work, node, pi, exts) }, piReady)
-		r.print("pi " + piVersion)
+		agents = append(agents, agent{"pi", func() *benchkit.Proc { return startPi(work, node, pi, exts) }, piReady})
+		names = append(names, "pi "+piVersion)
+	}
+	rs := startup(*runs, agents...)
+	for i, r := range rs {
+		r.print(names[i])
+	}
+	if want("pi") && !*latencyOnly {
+		ratios(names, rs)
 	}
 	if *calls <= 0 {
 		return
@@ -175,39 +194,87 @@ func (r result) print(name string) {
 		benchkit.MS(benchkit.Median(r.ready)), benchkit.MS(benchkit.Median(r.cpu)), r.loaded)
 }
 
-// startup starts the agent runs times (after one unmeasured start that
-// fills caches such as the transform cache and the page cache), sends
-// get_state at once and then waits until ready says the extensions are.
-func startup(runs int, start func() *benchkit.Proc, ready func(*benchkit.Proc) string) result {
-	p := start()
-	p.Send(`{"id":"s","type":"get_state"}`)
-	p.WaitFor(`"id":"s"`)
-	ready(p)
-	p.Stop()
-	var r result
-	for range runs {
-		t0 := time.Now()
-		p := start()
+// agent is one agent to start: how, and how to wait for its extensions.
+type agent struct {
+	name  string
+	start func() *benchkit.Proc
+	ready func(*benchkit.Proc) string
+}
+
+// startup starts each agent runs times (after one unmeasured start each
+// that fills caches such as the transform cache and the page cache),
+// sends get_state at once and then waits until ready says the extensions
+// are. The agents take turns, one start each per round, so that a
+// machine whose speed drifts (a shared host) slows them alike.
+func startup(runs int, agents ...agent) []result {
+	for _, a := range agents {
+		p := a.start()
 		p.Send(`{"id":"s","type":"get_state"}`)
 		p.WaitFor(`"id":"s"`)
-		r.state = append(r.state, time.Since(t0))
-		r.loaded = ready(p)
-		r.ready = append(r.ready, time.Since(t0))
-		cpu, err := treeCPU(p.Cmd.Process.Pid)
-		benchkit.Check(err)
-		r.cpu = append(r.cpu, cpu)
-		if os.Getenv("EXTCOMPARE_THREADS") != "" {
-			// Where the start-up's CPU time went, by process and thread
-			// (live processes only: an exited child is in the total alone).
-			for k, d := range threadCPU(p.Cmd.Process.Pid) {
-				if d > time.Millisecond {
-					fmt.Fprintf(os.Stderr, "start-up %s: %.1f ms\n", k, float64(d)/1e6)
-				}
-			}
-		}
+		a.ready(p)
 		p.Stop()
 	}
-	return r
+	rs := make([]result, len(agents))
+	for range runs {
+		for i, a := range agents {
+			rs[i].sample(a)
+		}
+	}
+	return rs
+}
+
+func (r *result) sample(a agent) {
+	t0 := time.Now()
+	p := a.start()
+	p.Send(`{"id":"s","type":"get_state"}`)
+	p.WaitFor(`"id":"s"`)
+	r.state = append(r.state, time.Since(t0))
+	r.loaded = a.ready(p)
+	r.ready = append(r.ready, time.Since(t0))
+	cpu, err := treeCPU(p.Cmd.Process.Pid)
+	benchkit.Check(err)
+	r.cpu = append(r.cpu, cpu)
+	if os.Getenv("EXTCOMPARE_THREADS") != "" {
+		// Where the start-up's CPU time went, by process and thread
+		// (live processes only: an exited child is in the total alone).
+		for k, d := range threadCPU(p.Cmd.Process.Pid) {
+			if d > time.Millisecond {
+				fmt.Fprintf(os.Stderr, "start-up %s %s: %.1f ms\n", a.name, k, float64(d)/1e6)
+			}
+		}
+	}
+	p.Stop()
+}
+
+// ratios prints, for each result but the last (the reference, pi), the
+// median over the rounds of its wall and CPU time divided by the
+// reference's in the same round.
+func ratios(names []string, rs []result) {
+	if len(rs) < 2 {
+		return
+	}
+	ref := rs[len(rs)-1]
+	fmt.Println()
+	for i, r := range rs[:len(rs)-1] {
+		var wall, cpu []float64
+		for k := range r.ready {
+			wall = append(wall, float64(r.ready[k])/float64(ref.ready[k]))
+			cpu = append(cpu, float64(r.cpu[k])/float64(ref.cpu[k]))
+		}
+		fmt.Printf("%s / %s, median of the rounds' ratios: ready %.2f, CPU %.2f\n", names[i], names[len(names)-1], medianF(wall), medianF(cpu))
+	}
+}
+
+func medianF(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // atomicReady waits for the get_extensions response (sent once every

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"time"
 )
 
 // laneSockets makes the two ends of an event lane: the host's as a
@@ -30,4 +31,22 @@ func laneSockets() (net.Conn, *os.File, error) {
 		return nil, nil, err
 	}
 	return conn, os.NewFile(uintptr(fds[1]), "event-lane-plugin"), nil
+}
+
+// setReadTimeout sets the receive timeout of the socket f (SO_RCVTIMEO):
+// a blocking read of it fails after d.
+func setReadTimeout(f *os.File, d time.Duration) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	err = rc.Control(func(fd uintptr) {
+		tv := syscall.NsecToTimeval(d.Nanoseconds())
+		serr = syscall.SetsockoptTimeval(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	})
+	if err != nil {
+		return err
+	}
+	return os.NewSyscallError("setsockopt", serr)
 }

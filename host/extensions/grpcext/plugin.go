@@ -147,6 +147,10 @@ type Process struct {
 	// process an event lane (plugin.proto, EventLaneFrame) that its
 	// plugins use for HandleEvent when they list LaneCapability.
 	EventLane bool
+	// HostLane, set before the first Attach, passes each start of the
+	// process a host lane (plugin.proto, HostLaneFrame) for its plugins'
+	// synchronous HostService calls.
+	HostLane bool
 
 	startMu sync.Mutex // serialises starts
 	mu      sync.Mutex
@@ -173,6 +177,9 @@ type instance struct {
 	// lane carries HandleEvent calls when the process was given one and
 	// its plugin lists LaneCapability (nil: gRPC only).
 	lane *eventLane
+	// hostLane serves the process's synchronous HostService calls when it
+	// was given one (nil: gRPC only).
+	hostLane *hostLane
 	// alive ends when the process exits.
 	alive  context.Context
 	stop   context.CancelCauseFunc
@@ -357,10 +364,12 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 	stderr := newLogWriter(pr.log, "stderr")
 	stdout := newLogWriter(pr.log, "stdout")
 	var rr *cmdRunner
-	var laneConn net.Conn // the host's end of the event lane, if passed
+	var laneConn, hostConn net.Conn // the host's ends of the lanes passed
 	closeLane := func() {
-		if laneConn != nil {
-			laneConn.Close()
+		for _, c := range []net.Conn{laneConn, hostConn} {
+			if c != nil {
+				c.Close()
+			}
 		}
 	}
 	client := plugin.NewClient(&plugin.ClientConfig{
@@ -393,6 +402,9 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 			if err == nil && pr.EventLane {
 				laneConn = pr.passLane(cmd, r)
 			}
+			if err == nil && pr.HostLane {
+				hostConn = pr.passHostLane(cmd, r)
+			}
 			return r, err
 		},
 	})
@@ -419,6 +431,9 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 	if laneConn != nil {
 		in.lane = openLane(laneConn, alive)
 	}
+	if hostConn != nil {
+		in.hostLane = openHostLane(hostConn, alive)
+	}
 	if rr != nil {
 		go func() {
 			<-rr.exited
@@ -437,9 +452,11 @@ func (pr *Process) start(ctx context.Context, gen uint64) (*instance, error) {
 // asks the plugin to describe itself.
 func (p *Plugin) describe(ctx context.Context, in *instance) (*pb.DescribeResponse, error) {
 	brokerID := in.broker.NextId()
+	host := p.hostServer()
+	in.hostLane.serve(brokerID, host)
 	go in.broker.AcceptAndServe(brokerID, func(opts []grpc.ServerOption) *grpc.Server {
 		s := grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(tools.MaxForeignMessage))...)
-		pb.RegisterHostServiceServer(s, p.hostServer())
+		pb.RegisterHostServiceServer(s, host)
 		return s
 	})
 	startTimeout := 10 * time.Second

@@ -150,8 +150,11 @@ func readGraph(entry string, provided func(string) bool, bundle *bundling) (Grap
 		Format:        api.FormatESModule,
 		LogLevel:      api.LogLevelSilent,
 		Loader:        scriptLoaders,
-		Conditions:    []string{"node", "import"},
-		Plugins:       []api.Plugin{plugin},
+		// esbuild adds "import" or "require" by the kind of each import
+		// (naming one here would apply it to both); set, this list also
+		// keeps out the "module" condition Node does not know.
+		Conditions: []string{"node"},
+		Plugins:    []api.Plugin{plugin},
 	}
 	if bundle != nil {
 		bundle.options(&opts)

@@ -55,6 +55,7 @@ export default function (pi: any) {
       return { content: [{ type: "text", text: p.text.toUpperCase() + " " + greeting() }], details: {} };
     },
   });
+  pi.registerCommand("stack", { handler: async (_a: string, ctx: any) => { ctx.ui.notify(String(new Error("here").stack).split("\n").slice(0, 2).join("|"), "info"); } });
 }
 `,
 		"helper.ts":                        `export default function where(): string { return new URL(".", import.meta.url).pathname; }` + "\n",
@@ -146,6 +147,13 @@ func TestBundledExtensionLoadsAndKeepsItsFiles(t *testing.T) {
 	// Errors name the original file and position (the bundle's source map).
 	if err := ext.RunCommand(ctx, "boom", ""); err == nil || !strings.Contains(err.Error(), "bundled boom (index.ts:15:83)") {
 		t.Fatalf("boom: %v", err)
+	}
+	// The extension's own stack traces too (the map is read when needed).
+	if err := ext.RunCommand(ctx, "stack", ""); err != nil {
+		t.Fatal(err)
+	}
+	if ui := notified(t, h); !strings.Contains(ui, "Error: here|    at ") || !strings.Contains(ui, entry+":30:97)") {
+		t.Fatalf("stack: %s", ui)
 	}
 	res, err := ext.ExecuteTool(ctx, "shout", "c1", map[string]any{"text": "hey"}, nil)
 	if err != nil || res.ResultText() != "HEY hello from dep" {
@@ -240,6 +248,7 @@ func TestUnbundleableExtensionLoadsFileByFile(t *testing.T) {
 	if err := os.WriteFile(entry, []byte(`const side = require.resolve("./side.js");
 export default function (pi: any) {
   pi.registerCommand("side", { handler: async (_a: string, ctx: any) => ctx.ui.notify("side at " + side, "info") });
+  pi.registerCommand("boom", { handler: async (): Promise<void> => { throw new Error("file boom"); } });
 }
 `), 0o644); err != nil {
 		t.Fatal(err)
@@ -257,6 +266,10 @@ export default function (pi: any) {
 	}
 	if ui := notified(t, h); !strings.Contains(ui, "side at "+filepath.Join(dir, "side.js")) {
 		t.Fatalf("side: %s", ui)
+	}
+	// Positions are the TypeScript file's (its transform's inline map).
+	if err := ext.RunCommand(context.Background(), "boom", ""); err == nil || !strings.Contains(err.Error(), "file boom (resolver.ts:4:") {
+		t.Fatalf("boom: %v", err)
 	}
 }
 

@@ -86,6 +86,9 @@ type Runtime struct {
 	Plugins *grpcext.Runtime
 	// OnError reports a process's death for each extension it hosted.
 	OnError func(hooks.ExtensionError)
+	// Offline gives the extensions extensions.OfflineEnv in their
+	// environment (the agent runs offline, as pi's --offline).
+	Offline bool
 	// MemoryLimitMB bounds each Node process's heap (0: the default).
 	MemoryLimitMB int64
 	// RSSLimitMB bounds each Node process's resident set, Buffers and
@@ -295,8 +298,11 @@ func (rt *Runtime) command(node, dir string, heapMB int64) []string {
 		limit = rt.heapLimitMB()
 	}
 	// import.meta.resolve with a parent: a bundled file's resolves from
-	// where the file is (bundle.go).
-	cmd := []string{node, fmt.Sprintf("--max-old-space-size=%d", limit), "--enable-source-maps", "--experimental-import-meta-resolve"}
+	// where the file is (bundle.go). No --enable-source-maps: the host
+	// program maps stack traces itself, reading a bundle's map only when a
+	// trace passes through it (Node reads every map at load: about a
+	// fifth of the start-up's CPU time with a large package).
+	cmd := []string{node, fmt.Sprintf("--max-old-space-size=%d", limit), "--experimental-import-meta-resolve"}
 	rt.mu.Lock()
 	v := rt.nodeVer
 	rt.mu.Unlock()
@@ -461,10 +467,14 @@ func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e 
 			// Node 22.1 and newer keep V8's compiled code of the host
 			// program and the bundles here (older ones ignore it).
 			"NODE_COMPILE_CACHE=" + filepath.Join(rt.cacheDir(), "v8")}
+		if rt.Offline {
+			env = append(env, extensions.OfflineEnv()...)
+		}
 		p.proc = rt.Plugins.NewProcess(cmd, host.HandlerContext().Cwd, env, true, p.crashed)
 		// Hook calls take the event lane (the host program lists
 		// events.lane): a frame each way instead of an HTTP/2 stream.
 		p.proc.EventLane = true
+		p.proc.HostLane = true
 		go p.every(WatchdogInterval, p.watchdogCheck(WatchdogInterval, WatchdogTimeout))
 		go p.every(RSSInterval, p.rssCheck(rssLimit))
 		if !alone {

@@ -16,7 +16,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createRequire, register } from "node:module";
+import { SourceMap, createRequire, findSourceMap, register } from "node:module";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { MessageChannel, Worker, isMainThread, receiveMessageOnPort } from "node:worker_threads";
 
@@ -119,16 +119,102 @@ const grpcOptions = { "grpc.enable_channelz": 0 };
 
 // --- synchronous host calls --------------------------------------------------
 // pi's API has synchronous getters (pi.getActiveTools(), ctx.sessionManager
-// …). A worker thread makes those HostService calls while the extension's
-// thread waits on a shared flag: the answer is then read synchronously.
-//
-// The worker is small on purpose (it used to load this whole program, gRPC
-// library and .proto files included, a second time: about 150 ms of CPU at
-// every start): this thread encodes the request and decodes the answer
-// with the protobuf types it has loaded anyway, and the worker only moves
-// the bytes as one unary gRPC call over HTTP/2 (Node's own http2 module),
-// framed as the gRPC wire format says: a zero byte, the length as four
-// bytes big-endian, the message; the status comes in the trailers.
+// …): the extension's thread must have the agent's answer before it goes
+// on. The agent passes this process a socket for them, the host lane
+// (plugin.proto, HostLaneFrame; fd ATOMIC_PLUGIN_HOST_FD): a call is one
+// blocking write and one blocking read of that socket on this thread, with
+// the protobuf types loaded anyway. Only when there is no lane (a system
+// without socket pairs) does a worker thread make the call over gRPC while
+// this thread waits on a shared flag.
+const hostLaneFD = (() => {
+  const fd = Number(process.env.ATOMIC_PLUGIN_HOST_FD);
+  delete process.env.ATOMIC_PLUGIN_HOST_FD; // not for the extensions' children
+  return Number.isInteger(fd) && fd >= 3 ? fd : -1;
+})();
+let hostLaneUp = hostLaneFD >= 0;
+let hostLaneSeq = 0;
+
+// laneIO runs one blocking read or write of the lane, again when a signal
+// interrupted it (a profiler's, a child's end).
+function laneIO(op, buf, off) {
+  for (;;) {
+    try {
+      return op(hostLaneFD, buf, off, buf.length - off, null);
+    } catch (e) {
+      if (!e || e.code !== "EINTR") throw e;
+    }
+  }
+}
+
+// laneReadFull fills buf from the lane; false at its end. A read that
+// times out (the socket's receive timeout) throws EAGAIN.
+function laneReadFull(buf) {
+  let off = 0;
+  while (off < buf.length) {
+    const n = laneIO(fs.readSync, buf, off);
+    if (n === 0) return false;
+    off += n;
+  }
+  return true;
+}
+
+// laneCall makes one call over the host lane and returns the encoded
+// response. A lane that breaks (closed, torn, timed out inside a frame) is
+// not used again: later calls take the worker.
+function laneCall(brokerId, method, body, callId) {
+  const Frame = protoRoot.lookupType("atomic.plugin.v1.HostLaneFrame");
+  const id = ++hostLaneSeq;
+  const msg = Frame.encode({ id, broker_id: brokerId, method, metadata: callId ? { [CALL_ID]: callId } : {}, timeout_ms: SYNC_TIMEOUT_MS, request: body }).finish();
+  const out = Buffer.allocUnsafe(4 + msg.length);
+  out.writeUInt32BE(msg.length, 0);
+  out.set(msg, 4);
+  const broken = (why) => {
+    hostLaneUp = false;
+    return new Error(`host call ${method}: ${why}`);
+  };
+  try {
+    for (let off = 0; off < out.length; ) off += laneIO(fs.writeSync, out, off);
+  } catch (e) {
+    throw broken(errText(e));
+  }
+  const head = Buffer.allocUnsafe(4);
+  for (;;) {
+    let whole;
+    try {
+      whole = laneReadFull(head);
+    } catch (e) {
+      // Between frames, a timeout leaves the lane whole (the late answer
+      // is skipped by its id).
+      if (e && e.code === "EAGAIN") throw new Error(`host call ${method} timed out`);
+      throw broken(errText(e));
+    }
+    if (!whole) throw broken("the agent closed the host lane");
+    const n = head.readUInt32BE(0);
+    if (n > SYNC_MAX_BYTES + 4096) throw broken(`a frame of ${n} bytes`);
+    const buf = Buffer.allocUnsafe(n);
+    try {
+      if (!laneReadFull(buf)) throw new Error("the agent closed the host lane");
+    } catch (e) {
+      throw broken(errText(e));
+    }
+    let f;
+    try {
+      f = Frame.decode(buf);
+    } catch (e) {
+      throw broken("a frame does not decode: " + errText(e));
+    }
+    if (Number(f.id) !== id) continue; // the answer to a call given up on
+    if (f.error) throw new Error(f.error);
+    const r = f.response; // unset when the response message is empty
+    return r && r.length ? Buffer.from(r.buffer, r.byteOffset, r.byteLength) : Buffer.alloc(0);
+  }
+}
+
+// The worker (no lane) is small on purpose: this thread encodes the
+// request and decodes the answer, and the worker only moves the bytes as
+// one unary gRPC call over HTTP/2 (Node's own http2 module), framed as the
+// gRPC wire format says: a zero byte, the length as four bytes big-endian,
+// the message; the status comes in the trailers.
 const syncWorkerSource = `
 const { workerData } = require("node:worker_threads");
 const http2 = require("node:http2");
@@ -207,10 +293,12 @@ port.on("message", ({ address, method, body, callId, timeoutMs, maxBytes }) => {
 `;
 
 let syncState;
-// startSync starts the worker (once): at the first extension's load, so
-// that it starts on another core while the extension loads, before the
-// getters an extension calls while loading or in session_start wait for it.
+// startSync starts the worker (once, when there is no host lane): at the
+// first extension's load, so that it starts on another core while the
+// extension loads, before the getters an extension calls while loading or
+// in session_start wait for it.
 function startSync() {
+  if (hostLaneUp) return null;
   if (!syncState) {
     const { port1, port2 } = new MessageChannel();
     const flag = new SharedArrayBuffer(4);
@@ -232,10 +320,12 @@ const SYNC_TIMEOUT_MS = 30000;
 // SYNC_MAX_BYTES bounds one synchronous answer, as the gRPC server's
 // message limit does for the asynchronous calls.
 const SYNC_MAX_BYTES = 64 << 20;
-function syncCall(address, method, req, callId) {
+function syncCall(ext, method, req, callId) {
   const def = protoServices("atomic.plugin.v1.HostService").service[method];
   if (!def) throw new TypeError(`HostService has no method ${method}`);
   const body = def.requestSerialize(req);
+  if (hostLaneUp) return def.responseDeserialize(laneCall(ext.brokerId, method, body, callId));
+  const address = ext.address;
   const { port, flag } = startSync();
   Atomics.store(flag, 0, 0);
   port.postMessage({ address, method, body, callId, timeoutMs: SYNC_TIMEOUT_MS, maxBytes: SYNC_MAX_BYTES });
@@ -460,10 +550,11 @@ const errText = (e) => (e instanceof Error ? e.message || String(e) : String(e))
 const busMembers = new Map(); // channel -> Set(Extension): pi.events between this process's extensions
 
 class Extension {
-  constructor(id, manifest, hostAddress, hostClient) {
+  constructor(id, manifest, hostAddress, brokerId, hostClient) {
     this.id = id;
     this.manifest = manifest;
     this.address = hostAddress;
+    this.brokerId = brokerId;
     this.client = hostClient;
     this.flagValues = manifest.flagValues || {};
     this.name = "";
@@ -528,7 +619,7 @@ class Extension {
     return p;
   }
   sync(method, req, callId) {
-    return syncCall(this.address, method, req || {}, callId);
+    return syncCall(this, method, req || {}, callId);
   }
 
   describe() {
@@ -541,6 +632,84 @@ class Extension {
       timeouts_ms: {},
     });
   }
+}
+
+// --- stack traces -----------------------------------------------------------------
+// Stack traces name the extension's own files and lines, as with Node's
+// --enable-source-maps, but a bundle's map (megabytes for a large
+// package) is read only when a trace passes through the bundle, instead
+// of at every start for every bundle: Node parses every map it finds at
+// load time. Files loaded one by one (the loader's transforms, with
+// inline maps) are mapped by Node (source maps are turned on before the
+// first such load) and looked up here.
+const bundleMaps = new Map(); // bundle file URL -> { file, map (once read) }
+let nodeMaps = false; // Node's own source maps are on
+
+function mapFrame(url) {
+  const bare = url.replace(/\?[^/]*$/, "");
+  const b = bundleMaps.get(bare);
+  if (b) {
+    if (b.map === undefined) {
+      try {
+        b.map = new SourceMap(JSON.parse(fs.readFileSync(b.file, "utf8")));
+      } catch {
+        b.map = null;
+      }
+    }
+    return b.map && { map: b.map, base: pathToFileURL(b.file).href };
+  }
+  if (!nodeMaps) return null;
+  let m;
+  try {
+    m = findSourceMap(url) || findSourceMap(bare);
+  } catch {}
+  return m ? { map: m, base: bare } : null;
+}
+
+function originalPlace(cs) {
+  const file = cs.getFileName();
+  const line = cs.getLineNumber();
+  const col = cs.getColumnNumber();
+  if (!file || !line || !col) return null;
+  const found = mapFrame(file);
+  if (!found) return null;
+  const e = found.map.findEntry(line - 1, col - 1);
+  if (!e || !e.originalSource) return null;
+  let src = e.originalSource;
+  try {
+    src = new URL(src, found.base).href;
+    if (src.startsWith("file:")) src = fileURLToPath(src);
+  } catch {}
+  return { raw: `${file}:${line}:${col}`, place: `${src}:${e.originalLine + 1}:${e.originalColumn + 1}` };
+}
+
+function formatStack(err, trace) {
+  let head;
+  try {
+    head = Error.prototype.toString.call(err);
+  } catch {
+    head = "Error";
+  }
+  const lines = [head];
+  for (const cs of trace) {
+    let text = String(cs);
+    try {
+      const o = originalPlace(cs);
+      const i = o ? text.lastIndexOf(o.raw) : -1;
+      if (i >= 0) text = text.slice(0, i) + o.place + text.slice(i + o.raw.length);
+    } catch {}
+    lines.push("    at " + text);
+  }
+  return lines.join("\n");
+}
+
+// useSourceMaps installs the formatter (once; code that sets its own
+// Error.prepareStackTrace replaces it, as under Node's flag).
+let stackHook = false;
+function useSourceMaps() {
+  if (stackHook) return;
+  stackHook = true;
+  Error.prepareStackTrace = formatStack;
 }
 
 let hostDir = ""; // where this program runs from (its frames are not the extension's)
@@ -745,15 +914,21 @@ async function main() {
       ...grpcOptions,
       "grpc.max_receive_message_length": SYNC_MAX_BYTES, // the same bound for the synchronous and the asynchronous answers
     });
-    const ext = new Extension(id, manifest, address, client);
+    const ext = new Extension(id, manifest, address, req.host_broker_id, client);
     builtinHost = ext;
     startSync();
     let url;
+    useSourceMaps();
     if (manifest.bundle) {
       // One file (bundle.go); the hooks only for a package it import()s.
       if (manifest.hooks) await tellLoader({});
       url = pathToFileURL(manifest.bundle).href;
+      bundleMaps.set(url, bundleMaps.get(url) || { file: manifest.bundle + ".map", map: undefined });
     } else {
+      if (!nodeMaps) {
+        process.setSourceMapsEnabled(true);
+        nodeMaps = true;
+      }
       await tellLoader(manifest);
       url = pathToFileURL(manifest.entry).href;
     }

@@ -1545,6 +1545,136 @@ func (x *EventLaneFrame) GetCancel() bool {
 	return false
 }
 
+// HostLaneFrame is one message of the host lane: the plugin's HostService
+// calls that its code must have answered before it goes on (pi's
+// synchronous getters, such as ctx.sessionManager.getBranch()), without
+// an HTTP/2 stream or a thread that waits for one.
+//
+// The lane is a connected stream socket that the host passes to the
+// plugin process when it starts it; the environment variable
+// ATOMIC_PLUGIN_HOST_FD names its file descriptor, in blocking mode with
+// a receive timeout of 35 seconds. The plugin writes a request frame and
+// reads frames until the answer with the same id: it may do both with
+// plain blocking reads and writes. Every HostService call may still be
+// made over gRPC; only unary methods go over the lane.
+//
+// Framing: as the event lane's (a 4-byte big-endian length, then the
+// frame). The host refuses a frame longer than the message cap of the
+// plugin's gRPC connection and closes the lane; an answer longer than
+// 64 MiB is sent as an error instead. The host applies timeout_ms as the
+// call's deadline and answers every request exactly once; an answer whose
+// id the plugin no longer waits for (it gave up) is skipped.
+type HostLaneFrame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Chosen by the plugin for a request; the answer carries the same id.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Plugin to host: the HostService the call is for (the host_broker_id of
+	// the DescribeRequest that the extension was loaded with).
+	BrokerId uint32 `protobuf:"varint,2,opt,name=broker_id,json=brokerId,proto3" json:"broker_id,omitempty"`
+	// Plugin to host: the method's name in HostService, such as "GetBranch".
+	Method string `protobuf:"bytes,3,opt,name=method,proto3" json:"method,omitempty"`
+	// Plugin to host: what the gRPC call would carry as metadata (the
+	// atomic-call-id of the hook call it is made for).
+	Metadata map[string]string `protobuf:"bytes,4,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Plugin to host: the call's deadline; 0 is the host's default (30 s).
+	TimeoutMs uint32 `protobuf:"varint,5,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	// Plugin to host: the method's request message, encoded.
+	Request []byte `protobuf:"bytes,6,opt,name=request,proto3" json:"request,omitempty"`
+	// Host to plugin: the method's response message, encoded.
+	Response []byte `protobuf:"bytes,7,opt,name=response,proto3" json:"response,omitempty"`
+	// Host to plugin: why the call failed (the gRPC status message it would
+	// have had); empty on success.
+	Error         string `protobuf:"bytes,8,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HostLaneFrame) Reset() {
+	*x = HostLaneFrame{}
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HostLaneFrame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HostLaneFrame) ProtoMessage() {}
+
+func (x *HostLaneFrame) ProtoReflect() protoreflect.Message {
+	mi := &file_atomic_plugin_v1_plugin_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HostLaneFrame.ProtoReflect.Descriptor instead.
+func (*HostLaneFrame) Descriptor() ([]byte, []int) {
+	return file_atomic_plugin_v1_plugin_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *HostLaneFrame) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *HostLaneFrame) GetBrokerId() uint32 {
+	if x != nil {
+		return x.BrokerId
+	}
+	return 0
+}
+
+func (x *HostLaneFrame) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *HostLaneFrame) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *HostLaneFrame) GetTimeoutMs() uint32 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+func (x *HostLaneFrame) GetRequest() []byte {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *HostLaneFrame) GetResponse() []byte {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *HostLaneFrame) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 var File_atomic_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
@@ -1670,6 +1800,19 @@ const file_atomic_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x06cancel\x18\x05 \x01(\bR\x06cancel\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc7\x02\n" +
+	"\rHostLaneFrame\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
+	"\tbroker_id\x18\x02 \x01(\rR\bbrokerId\x12\x16\n" +
+	"\x06method\x18\x03 \x01(\tR\x06method\x12I\n" +
+	"\bmetadata\x18\x04 \x03(\v2-.atomic.plugin.v1.HostLaneFrame.MetadataEntryR\bmetadata\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x05 \x01(\rR\ttimeoutMs\x12\x18\n" +
+	"\arequest\x18\x06 \x01(\fR\arequest\x12\x1a\n" +
+	"\bresponse\x18\a \x01(\fR\bresponse\x12\x14\n" +
+	"\x05error\x18\b \x01(\tR\x05error\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x012\xce\x04\n" +
 	"\rPluginService\x12Q\n" +
 	"\bDescribe\x12!.atomic.plugin.v1.DescribeRequest\x1a\".atomic.plugin.v1.DescribeResponse\x12Z\n" +
@@ -1692,7 +1835,7 @@ func file_atomic_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_atomic_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_atomic_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_atomic_plugin_v1_plugin_proto_goTypes = []any{
 	(*DescribeRequest)(nil),               // 0: atomic.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),              // 1: atomic.plugin.v1.DescribeResponse
@@ -1713,48 +1856,51 @@ var file_atomic_plugin_v1_plugin_proto_goTypes = []any{
 	(*ExecuteToolRequest)(nil),            // 16: atomic.plugin.v1.ExecuteToolRequest
 	(*ExecuteToolResponse)(nil),           // 17: atomic.plugin.v1.ExecuteToolResponse
 	(*EventLaneFrame)(nil),                // 18: atomic.plugin.v1.EventLaneFrame
-	nil,                                   // 19: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	nil,                                   // 20: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	nil,                                   // 21: atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
-	nil,                                   // 22: atomic.plugin.v1.EventLaneFrame.MetadataEntry
-	(*HandlerContext)(nil),                // 23: atomic.plugin.v1.HandlerContext
+	(*HostLaneFrame)(nil),                 // 19: atomic.plugin.v1.HostLaneFrame
+	nil,                                   // 20: atomic.plugin.v1.DescribeRequest.FlagValuesEntry
+	nil,                                   // 21: atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
+	nil,                                   // 22: atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
+	nil,                                   // 23: atomic.plugin.v1.EventLaneFrame.MetadataEntry
+	nil,                                   // 24: atomic.plugin.v1.HostLaneFrame.MetadataEntry
+	(*HandlerContext)(nil),                // 25: atomic.plugin.v1.HandlerContext
 }
 var file_atomic_plugin_v1_plugin_proto_depIdxs = []int32{
-	19, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
-	23, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	20, // 0: atomic.plugin.v1.DescribeRequest.flag_values:type_name -> atomic.plugin.v1.DescribeRequest.FlagValuesEntry
+	25, // 1: atomic.plugin.v1.DescribeRequest.context:type_name -> atomic.plugin.v1.HandlerContext
 	4,  // 2: atomic.plugin.v1.DescribeResponse.commands:type_name -> atomic.plugin.v1.CommandSpec
 	5,  // 3: atomic.plugin.v1.DescribeResponse.tools:type_name -> atomic.plugin.v1.ToolSpec
 	6,  // 4: atomic.plugin.v1.DescribeResponse.flags:type_name -> atomic.plugin.v1.FlagSpec
-	20, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
-	21, // 6: atomic.plugin.v1.DescribeResponse.handler_counts:type_name -> atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
+	21, // 5: atomic.plugin.v1.DescribeResponse.timeouts_ms:type_name -> atomic.plugin.v1.DescribeResponse.TimeoutsMsEntry
+	22, // 6: atomic.plugin.v1.DescribeResponse.handler_counts:type_name -> atomic.plugin.v1.DescribeResponse.HandlerCountsEntry
 	3,  // 7: atomic.plugin.v1.DescribeResponse.providers:type_name -> atomic.plugin.v1.ProviderSpec
 	2,  // 8: atomic.plugin.v1.DescribeResponse.shortcuts:type_name -> atomic.plugin.v1.ShortcutSpec
-	23, // 9: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	25, // 9: atomic.plugin.v1.HandleEventRequest.context:type_name -> atomic.plugin.v1.HandlerContext
 	7,  // 10: atomic.plugin.v1.HandleEventsRequest.events:type_name -> atomic.plugin.v1.HandleEventRequest
-	23, // 11: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	23, // 12: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	25, // 11: atomic.plugin.v1.RunCommandRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	25, // 12: atomic.plugin.v1.GetCommandCompletionsRequest.context:type_name -> atomic.plugin.v1.HandlerContext
 	15, // 13: atomic.plugin.v1.GetCommandCompletionsResponse.completions:type_name -> atomic.plugin.v1.Completion
-	23, // 14: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
-	22, // 15: atomic.plugin.v1.EventLaneFrame.metadata:type_name -> atomic.plugin.v1.EventLaneFrame.MetadataEntry
+	25, // 14: atomic.plugin.v1.ExecuteToolRequest.context:type_name -> atomic.plugin.v1.HandlerContext
+	23, // 15: atomic.plugin.v1.EventLaneFrame.metadata:type_name -> atomic.plugin.v1.EventLaneFrame.MetadataEntry
 	7,  // 16: atomic.plugin.v1.EventLaneFrame.request:type_name -> atomic.plugin.v1.HandleEventRequest
 	8,  // 17: atomic.plugin.v1.EventLaneFrame.response:type_name -> atomic.plugin.v1.HandleEventResponse
-	0,  // 18: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
-	7,  // 19: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
-	9,  // 20: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
-	11, // 21: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
-	13, // 22: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
-	16, // 23: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
-	1,  // 24: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
-	8,  // 25: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
-	10, // 26: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
-	12, // 27: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
-	14, // 28: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
-	17, // 29: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
-	24, // [24:30] is the sub-list for method output_type
-	18, // [18:24] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	24, // 18: atomic.plugin.v1.HostLaneFrame.metadata:type_name -> atomic.plugin.v1.HostLaneFrame.MetadataEntry
+	0,  // 19: atomic.plugin.v1.PluginService.Describe:input_type -> atomic.plugin.v1.DescribeRequest
+	7,  // 20: atomic.plugin.v1.PluginService.HandleEvent:input_type -> atomic.plugin.v1.HandleEventRequest
+	9,  // 21: atomic.plugin.v1.PluginService.HandleEvents:input_type -> atomic.plugin.v1.HandleEventsRequest
+	11, // 22: atomic.plugin.v1.PluginService.RunCommand:input_type -> atomic.plugin.v1.RunCommandRequest
+	13, // 23: atomic.plugin.v1.PluginService.GetCommandCompletions:input_type -> atomic.plugin.v1.GetCommandCompletionsRequest
+	16, // 24: atomic.plugin.v1.PluginService.ExecuteTool:input_type -> atomic.plugin.v1.ExecuteToolRequest
+	1,  // 25: atomic.plugin.v1.PluginService.Describe:output_type -> atomic.plugin.v1.DescribeResponse
+	8,  // 26: atomic.plugin.v1.PluginService.HandleEvent:output_type -> atomic.plugin.v1.HandleEventResponse
+	10, // 27: atomic.plugin.v1.PluginService.HandleEvents:output_type -> atomic.plugin.v1.HandleEventsResponse
+	12, // 28: atomic.plugin.v1.PluginService.RunCommand:output_type -> atomic.plugin.v1.RunCommandResponse
+	14, // 29: atomic.plugin.v1.PluginService.GetCommandCompletions:output_type -> atomic.plugin.v1.GetCommandCompletionsResponse
+	17, // 30: atomic.plugin.v1.PluginService.ExecuteTool:output_type -> atomic.plugin.v1.ExecuteToolResponse
+	25, // [25:31] is the sub-list for method output_type
+	19, // [19:25] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_atomic_plugin_v1_plugin_proto_init() }
@@ -1770,7 +1916,7 @@ func file_atomic_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atomic_plugin_v1_plugin_proto_rawDesc), len(file_atomic_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
