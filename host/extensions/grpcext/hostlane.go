@@ -146,10 +146,7 @@ func (l *hostLane) answer(f *pb.HostLaneFrame) {
 			out.Error = "the call failed"
 		}
 	}
-	size := proto.Size(out)
-	frame := make([]byte, 4, 4+size)
-	binary.BigEndian.PutUint32(frame, uint32(size))
-	frame, err = proto.MarshalOptions{}.MarshalAppend(frame, out)
+	frame, err := encodeLaneFrame(out)
 	if err != nil {
 		return
 	}

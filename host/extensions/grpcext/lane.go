@@ -252,7 +252,9 @@ func (l *eventLane) close() {
 	}
 }
 
-func encodeLaneFrame(f *pb.EventLaneFrame) ([]byte, error) {
+// encodeLaneFrame frames a lane message (either lane): its length as 4
+// bytes big-endian, then its encoding.
+func encodeLaneFrame(f proto.Message) ([]byte, error) {
 	size := proto.Size(f)
 	buf := make([]byte, 4, 4+size)
 	binary.BigEndian.PutUint32(buf, uint32(size))
