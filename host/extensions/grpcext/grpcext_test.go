@@ -344,3 +344,46 @@ func TestSharedProcessEndingWithItsLastPluginIsNotReused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A shared process keeps a host lane route only for the plugins attached
+// to it: one that detaches (an extension reloaded many times) leaves none.
+func TestHostLaneRoutesEndWithTheirPlugins(t *testing.T) {
+	bin := e2e.BuildPlugin(t, "./internal/testplugin")
+	dir := t.TempDir()
+	spec := extensions.Spec{Path: dir, Dir: dir, Kind: extensions.KindPlugin, Command: []string{bin, "--command", "hello"}}
+	rt := &Runtime{Log: slog.New(slog.DiscardHandler)}
+	proc := rt.NewProcess(spec.Command, dir, nil, true, nil)
+	proc.HostLane = true
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	host := &fakeHost{}
+	keep, err := rt.Attach(ctx, proc, spec, host, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keep.Close()
+	lane := func() *hostLane {
+		proc.mu.Lock()
+		defer proc.mu.Unlock()
+		return proc.inst.hostLane
+	}
+	if lane() == nil {
+		t.Skip("no host lane on this system")
+	}
+	for range 5 {
+		p, err := rt.Attach(ctx, proc, spec, host, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := lane().routes(); n != 2 {
+			t.Fatalf("%d routes with two plugins attached", n)
+		}
+		p.Close()
+	}
+	if n := lane().routes(); n != 1 {
+		t.Fatalf("%d routes after the other plugins detached, want 1 (the one still attached)", n)
+	}
+	if err := keep.RunCommand(ctx, "hello", ""); err != nil {
+		t.Fatal(err)
+	}
+}

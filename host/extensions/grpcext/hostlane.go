@@ -105,6 +105,24 @@ func (l *hostLane) serve(id uint32, srv pb.HostServiceServer) {
 	l.mu.Unlock()
 }
 
+// drop removes the route of broker id (its plugin detached, or did not
+// describe itself).
+func (l *hostLane) drop(id uint32) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	delete(l.servers, id)
+	l.mu.Unlock()
+}
+
+// routes is how many plugins the lane serves (tests).
+func (l *hostLane) routes() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.servers)
+}
+
 // read runs each request until the lane ends.
 func (l *hostLane) read() {
 	defer l.conn.Close()

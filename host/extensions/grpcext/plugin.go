@@ -123,6 +123,9 @@ type Plugin struct {
 	mu         sync.Mutex
 	desc       *pb.DescribeResponse
 	descGen    uint64 // the process start desc was described by
+	// lane and laneID: the host lane route of the last description.
+	lane   *hostLane
+	laneID uint32
 
 	calls  sync.Map // call id → context of the hook call
 	callID atomic.Uint64
@@ -203,6 +206,7 @@ func (pr *Process) attach(p *Plugin) {
 // is being killed (a shared process's next extension) starts a new one
 // instead of describing itself to one that is going away.
 func (pr *Process) detach(p *Plugin) {
+	p.dropLane()
 	pr.mu.Lock()
 	delete(pr.users, p)
 	last := len(pr.users) == 0
@@ -477,13 +481,39 @@ func (p *Plugin) describe(ctx context.Context, in *instance) (*pb.DescribeRespon
 		ProtocolVersion: sdk.ProtocolVersion, HostCapabilities: in.hostCapabilities(), HostBrokerId: brokerID,
 		HostVersion: p.rt.HostVersion, FlagValues: p.rt.FlagValues, Context: p.handlerContext(""),
 	})
-	if err != nil {
-		return nil, fmt.Errorf("plugin did not describe itself: %w", p.callError(in, err))
+	if err == nil {
+		err = validate(desc)
+	} else {
+		err = fmt.Errorf("plugin did not describe itself: %w", p.callError(in, err))
 	}
-	if err := validate(desc); err != nil {
+	if err != nil {
+		in.hostLane.drop(brokerID)
 		return nil, err
 	}
+	p.useLane(in.hostLane, brokerID)
 	return desc, nil
+}
+
+// useLane records the host lane route this plugin's calls take (the one
+// of its last description), dropping the one it replaces.
+func (p *Plugin) useLane(l *hostLane, id uint32) {
+	p.mu.Lock()
+	old, oldID := p.lane, p.laneID
+	p.lane, p.laneID = l, id
+	p.mu.Unlock()
+	if old != nil && (old != l || oldID != id) {
+		old.drop(oldID)
+	}
+}
+
+// dropLane removes this plugin's host lane route (it detached: a shared
+// process keeps no route per extension it ever served).
+func (p *Plugin) dropLane() {
+	p.mu.Lock()
+	l, id := p.lane, p.laneID
+	p.lane = nil
+	p.mu.Unlock()
+	l.drop(id)
 }
 
 func cleanStartError(err error) string {

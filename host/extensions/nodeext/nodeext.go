@@ -108,6 +108,10 @@ type Runtime struct {
 	nodeVer [3]int
 	checked bool
 	progDir string
+	// noHostLane starts processes without a host lane, as on a system
+	// that cannot make one (tests of the worker thread that then makes
+	// the synchronous calls).
+	noHostLane bool
 }
 
 // process is one Node host process and the extensions it serves.
@@ -474,7 +478,7 @@ func (rt *Runtime) processFor(cmd []string, host extensions.Host, alone bool, e 
 		// Hook calls take the event lane (the host program lists
 		// events.lane): a frame each way instead of an HTTP/2 stream.
 		p.proc.EventLane = true
-		p.proc.HostLane = true
+		p.proc.HostLane = !rt.noHostLane
 		go p.every(WatchdogInterval, p.watchdogCheck(WatchdogInterval, WatchdogTimeout))
 		go p.every(RSSInterval, p.rssCheck(rssLimit))
 		if !alone {
