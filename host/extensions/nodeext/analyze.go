@@ -90,6 +90,9 @@ func readGraph(entry string, provided func(string) bool, bundle *bundling) (Grap
 				return api.OnResolveResult{}, nil
 			}
 			if isBuiltin(a.Path) {
+				if bundle != nil {
+					return bundle.builtin(a)
+				}
 				return api.OnResolveResult{Path: a.Path, External: true}, nil
 			}
 			if rec.provides(a.Path, provided) {
@@ -192,7 +195,7 @@ func readGraph(entry string, provided func(string) bool, bundle *bundling) (Grap
 		missing[m.Name] = true
 	}
 	for in, info := range meta.Inputs {
-		if strings.HasPrefix(in, virtualNamespace+":") || strings.HasPrefix(in, requireNamespace+":") {
+		if strings.HasPrefix(in, virtualNamespace+":") || strings.HasPrefix(in, requireNamespace+":") || strings.HasPrefix(in, builtinNamespace+":") {
 			continue
 		}
 		file := abs(in)
@@ -211,7 +214,7 @@ func readGraph(entry string, provided func(string) bool, bundle *bundling) (Grap
 			if strings.HasPrefix(imp.Path, requireNamespace+":") {
 				continue
 			}
-			if imp.External || strings.HasPrefix(imp.Path, virtualNamespace+":") {
+			if imp.External || strings.HasPrefix(imp.Path, virtualNamespace+":") || strings.HasPrefix(imp.Path, builtinNamespace+":") {
 				if !missing[imp.Path] {
 					name := imp.Path
 					if bundle != nil {

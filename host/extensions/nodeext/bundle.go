@@ -59,7 +59,7 @@ import (
 
 // bundlerVersion changes whenever a bundle can change for the same inputs
 // (cache key).
-const bundlerVersion = "bundle-1"
+const bundlerVersion = "bundle-2"
 
 // Bounds of the bundle cache: bundles kept and their total size (with
 // their source maps), the size of one.
@@ -78,6 +78,21 @@ const virtualNamespace = "atomic-virtual"
 // requires that esbuild does not find (an optional dependency in a try):
 // required from the file when the require runs, as Node would.
 const requireNamespace = "atomic-require"
+
+// builtinNamespace is esbuild's namespace of the Node built-ins that an
+// import statement names and whose ES module facade costs more than the
+// module (builtinFacades): the bundle requires them instead.
+const builtinNamespace = "atomic-builtin"
+
+// builtinFacades are the built-ins whose ES module facade, which reads
+// every export, loads more than their CommonJS object: "http" reads its
+// lazy WebSocket getters and loads undici (about 70 more internal
+// modules and tens of milliseconds of a start); "fs", "util", "sys" and
+// "process" load the streams. Imported by a statement, they are bundled
+// as require()d modules: the names are the same properties, read when
+// used (esbuild's namespace object for a CommonJS module), and the
+// default import is the module object, as Node's is.
+var builtinFacades = map[string]bool{"fs": true, "http": true, "util": true, "sys": true, "process": true}
 
 // bundleBanner gives the bundle a require for esbuild's require shim,
 // which CommonJS code's require() of Node's built-ins goes through (every
@@ -140,6 +155,15 @@ func (bd *bundling) virtual(a api.OnResolveArgs) (api.OnResolveResult, error) {
 	return api.OnResolveResult{Path: fileURL(virtualFile(bd.virtualDir, a.Path)), External: true}, nil
 }
 
+// builtin resolves a Node built-in: external, except one that
+// builtinFacades names imported by a statement.
+func (bd *bundling) builtin(a api.OnResolveArgs) (api.OnResolveResult, error) {
+	if a.Kind == api.ResolveJSImportStatement && builtinFacades[strings.TrimPrefix(a.Path, "node:")] {
+		return api.OnResolveResult{Path: a.Path, Namespace: builtinNamespace}, nil
+	}
+	return api.OnResolveResult{Path: a.Path, External: true}, nil
+}
+
 // lazyPackage resolves import() of a package by name: not bundled (such
 // a package may be very large and used rarely), imported by its file URL
 // when it runs, through Node's module hooks as before.
@@ -167,6 +191,9 @@ func (bd *bundling) nameOf(path, original string) string {
 	if rest, ok := strings.CutPrefix(path, virtualNamespace+":"); ok {
 		return rest
 	}
+	if rest, ok := strings.CutPrefix(path, builtinNamespace+":"); ok {
+		return rest
+	}
 	if strings.HasPrefix(path, "file://") && original != "" {
 		return original
 	}
@@ -184,6 +211,11 @@ func (bd *bundling) setup(b api.PluginBuild) {
 		name, _ := json.Marshal(a.Path)
 		from, _ := json.Marshal(fileURL(importer))
 		code := "module.exports = globalThis.__atomicRequire(" + string(from) + ", " + string(name) + ");"
+		return api.OnLoadResult{Contents: &code, Loader: api.LoaderJS}, nil
+	})
+	b.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: builtinNamespace}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+		name, _ := json.Marshal(a.Path)
+		code := "module.exports = require(" + string(name) + ");"
 		return api.OnLoadResult{Contents: &code, Loader: api.LoaderJS}, nil
 	})
 	b.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: "file"}, bd.load)
