@@ -123,6 +123,28 @@ func (l *hostLane) routes() int {
 	return len(l.servers)
 }
 
+// useLane records the host lane route this plugin's calls take (the one
+// of its last description), dropping the one it replaces.
+func (p *Plugin) useLane(l *hostLane, id uint32) {
+	p.mu.Lock()
+	old, oldID := p.lane, p.laneID
+	p.lane, p.laneID = l, id
+	p.mu.Unlock()
+	if old != nil && (old != l || oldID != id) {
+		old.drop(oldID)
+	}
+}
+
+// dropLane removes this plugin's host lane route (it detached: a shared
+// process keeps no route per extension it ever served).
+func (p *Plugin) dropLane() {
+	p.mu.Lock()
+	l, id := p.lane, p.laneID
+	p.lane = nil
+	p.mu.Unlock()
+	l.drop(id)
+}
+
 // read runs each request until the lane ends.
 func (l *hostLane) read() {
 	defer l.conn.Close()
